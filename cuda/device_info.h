@@ -1,0 +1,20 @@
+/* cudavision — what the launch policy needs to know of the GPU in use. */
+#pragma once
+
+#include "cuda_check.h"
+#include "launch_policy.h"
+
+namespace cudavision {
+
+/* Number of usable CUDA devices; 0 when there is no driver or no device
+ * (never an error: the caller falls back to the CPU backend). */
+int cuda_device_count ();
+
+/* Description of the device of the current context (or `device` when no
+ * context is current). */
+CudaStatus query_current_device (DeviceDescription * out);
+
+/* A kernel's registers and shared memory, for the model. */
+CudaStatus query_kernel_resources (const void *kernel, KernelResources * out);
+
+}  // namespace cudavision

@@ -1,0 +1,22 @@
+/* cudavision — colour to GRAY8 on the GPU (cudagray). */
+#pragma once
+
+#include "cuda_check.h"
+#include "image.h"
+#include "launch_policy.h"
+
+namespace cudavision {
+
+/* The kernels' traits, for the tuner and the benchmarks. */
+const KernelTraits & gray_packed4_traits ();
+const KernelTraits & gray_packed3_traits ();
+
+/* Packed RGB family to grey, bit-exact to cv::cvtColor(COLOR_RGB2GRAY).
+ * Asynchronous on `stream`. */
+CudaStatus rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy & policy,
+    cudaStream_t stream);
+
+/* Pitched device-to-device plane copy (the Y plane of NV12 / I420). */
+CudaStatus copy_plane (ConstImage8 src, Image8 dst, int bytes_per_row, cudaStream_t stream);
+
+}  // namespace cudavision

@@ -1,0 +1,511 @@
+/* cudavision — the launch policy: static shapes, the tuning table, and the
+ * occupancy model of Guerfi, Kriaa and Saidane (2022), extended with real
+ * kernel resources, 2D shapes and tail effects. docs/BLOCK-SIZING.md has
+ * the equations; this file is their implementation and nothing else.
+ *
+ * Pure C++17: no CUDA, no GLib, so every choice can be unit-tested for fixed
+ * device descriptions on machines without a GPU. */
+#include "launch_policy.h"
+
+#include "tuning_table.h"
+
+#include <algorithm>
+#include <climits>
+#include <sstream>
+
+namespace cudavision {
+
+namespace {
+
+long
+ceil_div (long a, long b)
+{
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+long
+round_up (long a, long unit)
+{
+  return unit > 0 ? ceil_div (a, unit) * unit : a;
+}
+
+int
+warp_of (const DeviceDescription & dev)
+{
+  return dev.warp_size > 0 ? dev.warp_size : 32;
+}
+
+/* The model needs these to say anything; a default-constructed description
+ * (no device queried) has none of them. */
+bool
+model_usable (const DeviceDescription & dev)
+{
+  return dev.sm_count > 0 && dev.max_threads_per_sm > 0 && dev.max_blocks_per_sm > 0 &&
+      dev.max_warps_per_sm () > 0;
+}
+
+/* Largest block the device and the kernel both accept. */
+long
+thread_limit (const DeviceDescription & dev, const KernelResources & res)
+{
+  long lim = dev.max_threads_per_block > 0 ? dev.max_threads_per_block : 1024;
+  if (res.max_threads_per_block > 0)
+    lim = std::min<long> (lim, res.max_threads_per_block);
+  return std::max<long> (lim, 1);
+}
+
+/* Architecture constants the CUDA occupancy calculator (cuda_occupancy.h)
+ * uses and cudaDeviceProp does not report. They have been the same since
+ * Volta; older parts only differ in ways the model does not care about. */
+constexpr int kRegAllocUnit = 256;        /* registers, per warp */
+constexpr int kMaxRegsPerThread = 255;
+
+int
+sub_partitions (const DeviceDescription & dev)
+{
+  return (dev.cc_major == 6 && dev.cc_minor == 0) ? 2 : 4;
+}
+
+long
+smem_alloc_unit (const DeviceDescription & dev)
+{
+  return dev.cc_major >= 7 ? 128 : 256;
+}
+
+long
+smem_reserved_per_block (const DeviceDescription & dev)
+{
+  /* Ampere and later keep 1 KiB of every block's shared memory for the
+   * system. */
+  return dev.cc_major >= 8 ? 1024 : 0;
+}
+
+/* Blocks of `block_threads` threads one SM holds at once: the minimum of the
+ * warp-slot, block-slot, register and shared-memory limits, computed the way
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor does (registers allocated
+ * per warp in 256-register units within each of the SM's sub-partitions).
+ * 0 when the block cannot launch at all. */
+int
+resident_blocks (const DeviceDescription & dev, const KernelResources & res, long block_threads)
+{
+  if (block_threads <= 0 || !model_usable (dev) || block_threads > thread_limit (dev, res))
+    return 0;
+  const long warp = warp_of (dev);
+  const long wpb = ceil_div (block_threads, warp);
+
+  const long by_warps = dev.max_warps_per_sm () / wpb;
+  const long by_blocks = dev.max_blocks_per_sm;
+
+  long by_regs = LONG_MAX;
+  if (res.regs_per_thread > kMaxRegsPerThread)
+    return 0;
+  if (res.regs_per_thread > 0) {
+    const long parts = sub_partitions (dev);
+    const long regs_per_warp = round_up ((long) res.regs_per_thread * warp, kRegAllocUnit);
+    /* The hardware's per-block check rounds the warps up to the number of
+     * sub-partitions. */
+    const long regs_assumed = regs_per_warp * round_up (wpb, parts);
+    if (dev.regs_per_block > 0 &&
+        (regs_assumed > dev.regs_per_block || regs_per_warp * wpb > dev.regs_per_block))
+      return 0;
+    if (dev.regs_per_sm > 0) {
+      const long warps_per_part = (dev.regs_per_sm / parts) / regs_per_warp;
+      by_regs = (warps_per_part * parts) / wpb;
+    }
+  }
+
+  long by_smem = LONG_MAX;
+  const long user_smem = (long) res.static_smem_bytes + (long) res.dynamic_smem_per_block +
+      (long) res.dynamic_smem_per_thread * block_threads;
+  if (user_smem > 0) {
+    if (dev.smem_per_block > 0 && user_smem > (long) dev.smem_per_block)
+      return 0;
+    const long alloc = round_up (user_smem + smem_reserved_per_block (dev), smem_alloc_unit (dev));
+    const long per_sm = dev.smem_per_sm > 0 ? (long) dev.smem_per_sm : (long) dev.smem_per_block;
+    by_smem = per_sm / alloc;
+  }
+
+  const long r = std::min (std::min (by_warps, by_blocks), std::min (by_regs, by_smem));
+  return (int) std::max<long> (r, 0);
+}
+
+/* The paper's terms for a launch of `blocks` blocks of `block_threads`
+ * threads doing `useful_threads` threads of work. `blocks` may exceed
+ * ceil(useful / block) when a 2D shape pads the image edges. */
+OccupancyTerms
+terms_for (const DeviceDescription & dev, const KernelResources & res, long block_threads,
+    long useful_threads, long blocks)
+{
+  OccupancyTerms t;
+  t.resident_blocks = resident_blocks (dev, res, block_threads);
+  if (t.resident_blocks <= 0 || useful_threads <= 0 || blocks <= 0)
+    return t;
+  const long warp = warp_of (dev);
+  const long wpb = ceil_div (block_threads, warp);
+  const long sms = dev.sm_count;
+  const long r = t.resident_blocks;
+
+  t.warp_occupancy = std::min (1.0, (double) (r * wpb) / dev.max_warps_per_sm ());
+  t.block_occupancy = (double) r / dev.max_blocks_per_sm;
+  t.sm_occupancy = (double) std::min (blocks, sms) / sms;
+
+  /* Tail effect: the grid runs in waves of sms * r blocks; the last one is
+   * partial unless the block count is a multiple of that. */
+  const long waves = ceil_div (blocks, sms * r);
+  const double wave_eff = std::min (1.0,
+      (double) useful_threads / ((double) waves * (double) (sms * r) * (double) block_threads));
+
+  t.score = t.sm_occupancy * t.warp_occupancy * wave_eff;
+  return t;
+}
+
+/* The 2D layout rule (docs/BLOCK-SIZING.md, "2D shapes"): x is a multiple
+ * of the warp size that divides the thread count and is no wider than the
+ * work rounded up to a warp; of those, the one that pads the grid least
+ * (padded width x padded height), the widest on a tie, since a wider x
+ * means fewer, longer coalesced row segments. */
+BlockShape
+layout_2d (long threads, long work_x, long work_y, long warp)
+{
+  if (threads < warp || threads % warp != 0)
+    return { (unsigned) std::max<long> (threads, 1), 1 };
+  const long max_x = round_up (std::max<long> (work_x, 1), warp);
+  BlockShape best { (unsigned) warp, (unsigned) (threads / warp) };
+  long best_area = LONG_MAX;
+  for (long x = threads; x >= warp; x -= warp) {
+    if (threads % x != 0 || x > max_x)
+      continue;
+    const long y = threads / x;
+    const long area = round_up (work_x, x) * round_up (work_y, y);
+    if (area < best_area) {
+      best_area = area;
+      best = { (unsigned) x, (unsigned) y };
+    }
+  }
+  return best;
+}
+
+/* Degrades a shape to one the device and the kernel accept: y shrinks
+ * first (x carries the coalescing), then x, keeping it a warp multiple. */
+BlockShape
+clamp_shape (BlockShape b, const DeviceDescription & dev, const KernelResources & res)
+{
+  if (!b.valid ())
+    return b;
+  const unsigned lim = (unsigned) thread_limit (dev, res);
+  const unsigned warp = (unsigned) warp_of (dev);
+  if (b.x > lim)
+    b.x = lim >= warp ? lim / warp * warp : lim;
+  if (b.threads () > lim)
+    b.y = std::max (1u, lim / b.x);
+  return b;
+}
+
+std::string
+describe (const KernelTraits & k, long width, long height)
+{
+  std::ostringstream s;
+  s << "kernel " << (k.name ? k.name : "") << ' ' << width << 'x' << height;
+  return s.str ();
+}
+
+}  // namespace
+
+/* ---- BlockShape ---- */
+
+std::string
+BlockShape::str () const
+{
+  return std::to_string (x) + "x" + std::to_string (y);
+}
+
+bool
+BlockShape::parse (const std::string & s, BlockShape * out)
+{
+  /* Digits only: no signs, spaces or suffixes, so "32x" and "-1" fail. */
+  auto number = [] (const std::string & t, unsigned long *v) {
+    if (t.empty () || t.size () > 5)
+      return false;
+    unsigned long n = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9')
+        return false;
+      n = n * 10 + (unsigned long) (c - '0');
+    }
+    *v = n;
+    return true;
+  };
+  unsigned long x = 0, y = 1;
+  const size_t sep = s.find ('x');
+  if (sep == std::string::npos) {
+    if (!number (s, &x))
+      return false;
+  } else if (!number (s.substr (0, sep), &x) || !number (s.substr (sep + 1), &y)) {
+    return false;
+  }
+  if (x == 0 || y == 0 || x * y > 1024)
+    return false;
+  if (out)
+    *out = { (unsigned) x, (unsigned) y };
+  return true;
+}
+
+const char *
+block_sizing_name (BlockSizing m)
+{
+  /* The nicks of the element property (gst/gstcvenums.cpp). */
+  switch (m) {
+    case BlockSizing::Static:
+      return "static";
+    case BlockSizing::EmpiricalTable:
+      return "empirical-table";
+    case BlockSizing::Model:
+      return "model";
+  }
+  return "unknown";
+}
+
+/* ---- Fixed devices ---- */
+
+DeviceDescription
+gtx_1650_ti ()
+{
+  DeviceDescription d;
+  d.name = "NVIDIA GeForce GTX 1650 Ti";
+  d.cc_major = 7;
+  d.cc_minor = 5;
+  d.sm_count = 16;
+  d.max_threads_per_sm = 1024;
+  d.max_blocks_per_sm = 16;
+  d.max_threads_per_block = 1024;
+  d.warp_size = 32;
+  d.regs_per_sm = 65536;
+  d.regs_per_block = 65536;
+  d.smem_per_sm = 65536;
+  d.smem_per_block = 49152;
+  return d;
+}
+
+DeviceDescription
+h100_sxm ()
+{
+  DeviceDescription d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.max_threads_per_sm = 2048;
+  d.max_blocks_per_sm = 32;
+  d.max_threads_per_block = 1024;
+  d.warp_size = 32;
+  d.regs_per_sm = 65536;
+  d.regs_per_block = 65536;
+  d.smem_per_sm = 233472;
+  d.smem_per_block = 49152;
+  return d;
+}
+
+/* ---- Launch configuration ---- */
+
+LaunchConfig
+make_launch_config (const KernelTraits & k, BlockShape b, long width, long height, const char *source)
+{
+  const long ipx = k.items_per_thread_x ? k.items_per_thread_x : 1;
+  const long ipy = k.items_per_thread_y ? k.items_per_thread_y : 1;
+  const long tx = ceil_div (std::max<long> (width, 1), ipx);
+  const long ty = ceil_div (std::max<long> (height, 1), ipy);
+  LaunchConfig c;
+  c.block = b;
+  c.grid_x = (unsigned) std::max<long> (1, ceil_div (tx, std::max (1u, b.x)));
+  c.grid_y = (unsigned) std::max<long> (1, ceil_div (ty, std::max (1u, b.y)));
+  c.source = source;
+  return c;
+}
+
+/* ---- The model ---- */
+
+std::vector<unsigned>
+model_search_space (const DeviceDescription & dev, const KernelResources & res)
+{
+  std::vector<unsigned> out;
+  if (!model_usable (dev))
+    return out;
+  const long warp = warp_of (dev);
+  /* The paper's lower bound: below MaxThreadsPerSM / MaxBlocksPerSM the
+   * block-slot limit stops an SM from ever filling up. */
+  const long lo = std::max (warp, round_up (ceil_div (dev.max_threads_per_sm, dev.max_blocks_per_sm), warp));
+  const long hi = thread_limit (dev, res) / warp * warp;
+  for (long b = lo; b <= hi; b += warp) {
+    /* Sizes the kernel's registers or shared memory cannot launch at all
+     * are no candidates. */
+    if (resident_blocks (dev, res, b) > 0)
+      out.push_back ((unsigned) b);
+  }
+  return out;
+}
+
+OccupancyTerms
+model_terms (const DeviceDescription & dev, const KernelResources & res, unsigned block_threads,
+    long total_threads)
+{
+  if (block_threads == 0)
+    return {};
+  return terms_for (dev, res, block_threads, total_threads, ceil_div (total_threads, block_threads));
+}
+
+BlockShape
+model_choose (const DeviceDescription & dev, const KernelResources & res, const KernelTraits & k,
+    long width, long height)
+{
+  if (k.fixed_block || !model_usable (dev))
+    return k.static_block;
+
+  const long warp = warp_of (dev);
+  const long ipx = k.items_per_thread_x ? k.items_per_thread_x : 1;
+  const long ipy = k.items_per_thread_y ? k.items_per_thread_y : 1;
+  const long tx = ceil_div (std::max<long> (width, 1), ipx);
+  const long ty = ceil_div (std::max<long> (height, 1), ipy);
+  const long total = tx * ty;
+
+  /* Never a block larger than the work: a 2D block can cover the whole
+   * image, an x-only block only one row of it. */
+  const long cap = round_up (k.two_d ? total : tx, warp);
+
+  std::vector<long> sizes;
+  for (unsigned b : model_search_space (dev, res))
+    if ((long) b <= cap)
+      sizes.push_back (b);
+  if (sizes.empty ()) {
+    /* Less work than the smallest candidate: one block just big enough, as
+     * the paper's lower bound is about filling an SM there is no work for. */
+    sizes.push_back (std::min (cap, thread_limit (dev, res)));
+  }
+
+  struct Candidate {
+    long threads;
+    BlockShape shape;
+    OccupancyTerms terms;
+    long load;  /* threads on the busiest SM */
+  };
+  std::vector<Candidate> cands;
+  for (long b : sizes) {
+    Candidate c;
+    c.threads = b;
+    c.shape = k.two_d ? layout_2d (b, tx, ty, warp) : BlockShape { (unsigned) b, 1 };
+    const long blocks = ceil_div (tx, c.shape.x) * ceil_div (ty, c.shape.y);
+    c.terms = terms_for (dev, res, b, total, blocks);
+    c.load = ceil_div (blocks, dev.sm_count) * b;
+    if (c.terms.resident_blocks > 0)
+      cands.push_back (c);
+  }
+  if (cands.empty ())
+    return clamp_shape (k.static_block, dev, res);
+
+  /* 1. the highest score; 2. of equal scores, the highest warp occupancy
+   * (more latency hiding than the score credits); 3. of those, the best
+   * balanced busiest SM, within 1% (finer differences are below what the
+   * model can tell apart); 4. the largest block, as
+   * cudaOccupancyMaxPotentialBlockSize does: fewer blocks to schedule. */
+  auto keep = [&] (auto pred) {
+    cands.erase (std::remove_if (cands.begin (), cands.end (),
+                     [&] (const Candidate & c) { return !pred (c); }),
+        cands.end ());
+  };
+  double best = 0;
+  for (const auto & c : cands)
+    best = std::max (best, c.terms.score);
+  keep ([&] (const Candidate & c) { return c.terms.score >= best * (1 - 1e-9); });
+  double best_warp = 0;
+  for (const auto & c : cands)
+    best_warp = std::max (best_warp, c.terms.warp_occupancy);
+  keep ([&] (const Candidate & c) { return c.terms.warp_occupancy >= best_warp - 1e-12; });
+  long min_load = LONG_MAX;
+  for (const auto & c : cands)
+    min_load = std::min (min_load, c.load);
+  keep ([&] (const Candidate & c) { return (double) c.load <= (double) min_load * 1.01; });
+  const Candidate *pick = &cands.front ();
+  for (const auto & c : cands)
+    if (c.threads > pick->threads)
+      pick = &c;
+  return pick->shape;
+}
+
+/* ---- LaunchPolicy ---- */
+
+LaunchPolicy::LaunchPolicy (DeviceDescription dev, BlockSizing mode, BlockShape user_static,
+    std::shared_ptr<const TuningTable> table)
+    : dev_ (std::move (dev)), mode_ (mode), user_static_ (user_static), table_ (std::move (table))
+{
+}
+
+void
+LaunchPolicy::log (int level, const std::string & msg) const
+{
+  if (logger_)
+    logger_ (level, msg);
+}
+
+LaunchConfig
+LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long width, long height) const
+{
+  BlockShape b;
+  const char *source = "";
+
+  if (k.fixed_block) {
+    /* The kernel's shared-memory tiles are built for this shape: it is not
+     * clamped or replaced, whatever the mode. */
+    b = k.static_block;
+    source = "fixed";
+  } else {
+    switch (mode_) {
+      case BlockSizing::Static:
+        if (user_static_.valid ()) {
+          b = clamp_shape (user_static_, dev_, res);
+          source = "user";
+        } else {
+          b = clamp_shape (k.static_block, dev_, res);
+          source = "static";
+        }
+        break;
+      case BlockSizing::EmpiricalTable: {
+        std::optional<TuningEntry> e;
+        if (table_)
+          e = table_->lookup (dev_, k.name ? k.name : "", width, height);
+        if (e && e->block.valid ()) {
+          b = clamp_shape (e->block, dev_, res);
+          source = "table";
+        } else {
+          b = clamp_shape (model_choose (dev_, res, k, width, height), dev_, res);
+          source = "table-miss:model";
+          bool first = false;
+          {
+            std::lock_guard<std::mutex> g (miss_lock_);
+            first = reported_misses_.emplace (k.name ? k.name : "", width, height).second;
+          }
+          if (first && logger_) {
+            log (LOG_DEBUG, describe (k, width, height) + ": no tuning-table entry for " + dev_.name +
+                (table_ ? "" : " (no table loaded)") + "; using the model");
+          }
+        }
+        break;
+      }
+      case BlockSizing::Model:
+        b = clamp_shape (model_choose (dev_, res, k, width, height), dev_, res);
+        source = "model";
+        break;
+    }
+  }
+
+  if (!b.valid ()) {
+    /* Only a broken static_block gets here; one warp still launches. */
+    b = { (unsigned) warp_of (dev_), 1 };
+  }
+  LaunchConfig c = make_launch_config (k, b, width, height, source);
+  /* choose() runs for every frame: build the message only for a listener. */
+  if (logger_)
+    log (LOG_DEBUG, describe (k, width, height) + ": block " + c.block.str () + " grid " +
+      std::to_string (c.grid_x) + "x" + std::to_string (c.grid_y) + " (" + source + ")");
+  return c;
+}
+
+}  // namespace cudavision

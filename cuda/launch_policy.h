@@ -1,0 +1,160 @@
+/* cudavision — the one launch policy that every kernel launch asks.
+ *
+ * Pure C++ (no CUDA, no GLib): the policy is a function of a device
+ * description, a kernel's traits and resources, and the work size, so unit
+ * tests can check its choices for fixed devices on machines without a GPU.
+ *
+ * Modes (the element property `block-sizing`):
+ *  - Static:         the kernel's documented default shape, or the user's
+ *                    `block-size` when one is set.
+ *  - EmpiricalTable: the shape measured by cudavision-tune for this GPU,
+ *                    kernel and size; a missing entry falls back to Model.
+ *  - Model:          the occupancy model of Guerfi et al. (block size
+ *                    selection for Viola-Jones on CUDA), extended with the
+ *                    kernel's real registers / shared memory and 2D shapes.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace cudavision {
+
+/* A CUDA block shape. x is the fastest-varying (coalesced) dimension. */
+struct BlockShape {
+  unsigned x = 0;
+  unsigned y = 1;
+
+  unsigned threads () const { return x * y; }
+  bool valid () const { return x > 0 && y > 0; }
+  std::string str () const;   /* "32x8" */
+  /* Parses "256" (as 256x1) or "32x8"; false on anything else, including
+   * shapes over 1024 threads. */
+  static bool parse (const std::string & s, BlockShape * out);
+  bool operator== (const BlockShape & o) const { return x == o.x && y == o.y; }
+  bool operator!= (const BlockShape & o) const { return !(*this == o); }
+};
+
+enum class BlockSizing { Static = 0, EmpiricalTable = 1, Model = 2 };
+const char *block_sizing_name (BlockSizing m);
+
+/* What the model needs to know of a GPU. Filled from cudaDeviceProp on a
+ * real device (cuda/device_info.h), or by hand for tests. */
+struct DeviceDescription {
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int max_threads_per_block = 1024;
+  int warp_size = 32;
+  int regs_per_sm = 65536;
+  int regs_per_block = 65536;
+  size_t smem_per_sm = 0;
+  size_t smem_per_block = 49152;
+  int driver_version = 0;
+
+  int max_warps_per_sm () const { return warp_size ? max_threads_per_sm / warp_size : 0; }
+};
+
+/* Fixed descriptions for tests and documentation. */
+DeviceDescription gtx_1650_ti ();  /* the paper's GPU: CC 7.5, 16 SMs, 1024 thr/SM, 16 blocks/SM */
+DeviceDescription h100_sxm ();     /* CC 9.0, 132 SMs, 2048 thr/SM, 32 blocks/SM */
+
+/* A kernel's resource usage, from cudaFuncGetAttributes on a real device. */
+struct KernelResources {
+  int regs_per_thread = 32;
+  size_t static_smem_bytes = 0;
+  size_t dynamic_smem_per_block = 0;  /* fixed dynamic smem, if any */
+  size_t dynamic_smem_per_thread = 0; /* dynamic smem that scales with block size */
+  int max_threads_per_block = 1024;
+};
+
+/* How a kernel maps its threads onto work. Declared once per kernel next to
+ * its launcher; `name` is the key in the tuning table. */
+struct KernelTraits {
+  const char *name = "";
+  BlockShape static_block { 32, 8 }; /* documented default for `static` */
+  bool two_d = true;                 /* 2D shapes allowed; else x-only */
+  unsigned items_per_thread_x = 1;   /* work items per thread along x */
+  unsigned items_per_thread_y = 1;
+  /* Kernels that need a fixed shape (a shared-memory tile built for it)
+   * set this; every mode then returns static_block. */
+  bool fixed_block = false;
+};
+
+struct LaunchConfig {
+  BlockShape block;
+  unsigned grid_x = 0;
+  unsigned grid_y = 0;
+  /* Where the shape came from: "static", "user", "table", "model",
+   * "table-miss:model", "fixed". */
+  const char *source = "";
+};
+
+/* Grid that covers width x height work items with the given block. */
+LaunchConfig make_launch_config (const KernelTraits & k, BlockShape b, long width, long height,
+    const char *source);
+
+/* The model's candidate block sizes (1D thread counts): multiples of the
+ * warp size up to min(max threads per block, kernel limit), with
+ * B >= MaxThreadsPerSM / MaxBlocksPerSM (smaller blocks cannot fill an SM). */
+std::vector<unsigned> model_search_space (const DeviceDescription & dev, const KernelResources & res);
+
+/* The occupancy terms the paper defines, for one candidate block size and
+ * a given number of work items (threads). */
+struct OccupancyTerms {
+  double warp_occupancy = 0;   /* active warps / max warps per SM */
+  double block_occupancy = 0;  /* resident blocks / max blocks per SM */
+  double sm_occupancy = 0;     /* SMs that get work / SM count */
+  int resident_blocks = 0;     /* blocks per SM, limited by threads, blocks, regs, smem */
+  double score = 0;            /* what the model maximizes */
+};
+OccupancyTerms model_terms (const DeviceDescription & dev, const KernelResources & res,
+    unsigned block_threads, long total_threads);
+
+/* The model's choice: a pure function of its inputs. For 2D kernels the
+ * chosen thread count is laid out with x a multiple of 32 (coalescing). */
+BlockShape model_choose (const DeviceDescription & dev, const KernelResources & res,
+    const KernelTraits & k, long width, long height);
+
+class TuningTable;
+
+class LaunchPolicy {
+public:
+  using Logger = std::function<void (int level, const std::string & msg)>;
+  enum { LOG_DEBUG = 5, LOG_INFO = 4, LOG_WARNING = 2 };
+
+  LaunchPolicy () = default;
+  LaunchPolicy (DeviceDescription dev, BlockSizing mode, BlockShape user_static = {},
+      std::shared_ptr<const TuningTable> table = nullptr);
+
+  LaunchConfig choose (const KernelTraits & k, const KernelResources & res, long width,
+      long height) const;
+
+  const DeviceDescription & device () const { return dev_; }
+  BlockSizing mode () const { return mode_; }
+  void set_logger (Logger l) { logger_ = std::move (l); }
+
+private:
+  void log (int level, const std::string & msg) const;
+
+  DeviceDescription dev_;
+  BlockSizing mode_ = BlockSizing::Static;
+  BlockShape user_static_;
+  std::shared_ptr<const TuningTable> table_;
+  Logger logger_;
+  /* Table misses already reported, so each is logged once. */
+  mutable std::mutex miss_lock_;
+  mutable std::set<std::tuple<std::string, long, long>> reported_misses_;
+};
+
+}  // namespace cudavision

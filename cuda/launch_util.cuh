@@ -1,0 +1,42 @@
+/* cudavision — small helpers shared by the kernel launchers (.cu only). */
+#pragma once
+
+#include "device_info.h"
+#include "launch_policy.h"
+
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+namespace cudavision {
+
+/* Registers and shared memory of a kernel, queried once per process: the
+ * model needs them, and cudaFuncGetAttributes is not free. */
+template <typename Kernel>
+const KernelResources &
+cached_resources (Kernel kernel)
+{
+  static std::once_flag once;
+  static KernelResources res;
+  std::call_once (once, [&] {
+    if (!query_kernel_resources ((const void *) kernel, &res).ok ())
+      cudaGetLastError ();  /* keep the defaults; the launch reports real errors */
+  });
+  return res;
+}
+
+inline dim3
+block_dim (const LaunchConfig & c)
+{
+  return dim3 (c.block.x, c.block.y, 1);
+}
+
+/* Grids are capped at the hardware's y limit; kernels loop over rows with a
+ * grid stride, so 16384-row frames work with any block height. */
+inline dim3
+grid_dim (const LaunchConfig & c)
+{
+  return dim3 (c.grid_x, c.grid_y > 65535u ? 65535u : c.grid_y, 1);
+}
+
+}  // namespace cudavision

@@ -1,0 +1,864 @@
+/* cudavision — GstCvBaseFilter: device, context, stream, backend, launch
+ * policy, caps features and allocation for every cudavision element. */
+#include "gstcvbasefilter.h"
+
+#include "gstcvbufferpool.h"
+#include "gstcvcontext.h"
+
+#include <gst/cuda/gstcudautils.h>
+
+#include "../cuda/cuda_raii.h"
+#include "../cuda/device_info.h"
+#include "../cuda/launch_policy.h"
+#include "../cuda/tuning_table.h"
+
+#include <memory>
+#include <string>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cv_base_filter_debug);
+#define GST_CAT_DEFAULT gst_cv_base_filter_debug
+/* The launch policy's choices: GST_DEBUG=cudavision*:5 shows them. */
+GST_DEBUG_CATEGORY_STATIC (gst_cv_launch_debug);
+
+enum {
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_BACKEND,
+  PROP_BLOCK_SIZING,
+  PROP_BLOCK_SIZE,
+  PROP_TUNING_TABLE,
+};
+
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_CV_BACKEND_AUTO
+#define DEFAULT_BLOCK_SIZING GST_CV_BLOCK_SIZING_STATIC
+
+/* Everything the element owns beyond GObject's zeroed struct. */
+struct CvFilterPriv {
+  /* properties, under the object lock */
+  gint device_id = DEFAULT_DEVICE_ID;
+  GstCvBackend backend = DEFAULT_BACKEND;
+  GstCvBlockSizing sizing = DEFAULT_BLOCK_SIZING;
+  std::string block_size;  /* empty: each kernel's default */
+  cudavision::BlockShape user_block;
+  std::string tuning_table;  /* empty: $XDG_CACHE_HOME/cudavision/<gpu>.tsv */
+
+  /* running state */
+  bool started = false;
+  bool on_gpu = false;
+  GstCudaContext *context = nullptr;
+  std::unique_ptr<cudavision::Stream> stream;
+  std::unique_ptr<cudavision::LaunchPolicy> policy;
+
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  GstCvMemoryKind in_kind = GST_CV_MEMORY_SYSTEM;
+  GstCvMemoryKind out_kind = GST_CV_MEMORY_SYSTEM;
+  /* device frames for system-memory edges: upload into, download from */
+  GstBufferPool *upload_pool = nullptr;
+  GstBufferPool *download_pool = nullptr;
+};
+
+typedef struct {
+  CvFilterPriv *p;
+} GstCvBaseFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCvBaseFilter, gst_cv_base_filter, GST_TYPE_BASE_TRANSFORM);
+
+static CvFilterPriv *
+priv (GstCvBaseFilter * self)
+{
+  return ((GstCvBaseFilterPrivate *) gst_cv_base_filter_get_instance_private (self))->p;
+}
+
+/* ------------------------------------------------------------------ caps */
+
+GstCaps *
+gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory)
+{
+  const gchar *fields = "width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
+                        "framerate = (fraction) [ 0, max ]";
+  gchar *s;
+  if (with_cuda_memory)
+    s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION "), format = (string) %s, %s; "
+                         "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), format = (string) %s, %s; "
+                         "video/x-raw, format = (string) %s, %s",
+        formats, fields, formats, fields, formats, fields);
+  else
+    s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION "), format = (string) %s, %s; "
+                         "video/x-raw, format = (string) %s, %s",
+        formats, fields, formats, fields);
+  GstCaps *caps = gst_caps_from_string (s);
+  g_free (s);
+  return caps;
+}
+
+static GstCvMemoryKind
+caps_memory_kind (GstCaps * caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  if (f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDAVISION))
+    return GST_CV_MEMORY_DEVICE;
+  if (f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    return GST_CV_MEMORY_CUDA_MEMORY;
+  return GST_CV_MEMORY_SYSTEM;
+}
+
+static void
+append_with_feature (GstCaps * dst, GstCaps * src, const gchar * feature)
+{
+  GstCaps *c = gst_caps_copy (src);
+  for (guint i = 0; i < gst_caps_get_size (c); i++)
+    gst_caps_set_features (c, i, feature ? gst_caps_features_new (feature, nullptr)
+                                          : gst_caps_features_new_empty ());
+  gst_caps_append (dst, c);
+}
+
+static GstCaps *
+gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps,
+    GstCaps * filter)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+
+  /* Formats map the same way whatever memory holds them. */
+  GstCaps *plain = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    plain = gst_caps_merge_structure (plain, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  GstCaps *mapped = klass->transform_video_caps ? klass->transform_video_caps (self, direction, plain) : plain;
+
+  GST_OBJECT_LOCK (self);
+  const bool gpu_possible = p->backend != GST_CV_BACKEND_CPU && !(p->started && !p->on_gpu);
+  GST_OBJECT_UNLOCK (self);
+
+  /* Device frames first: between our elements they are preferred. */
+  GstCaps *result = gst_caps_new_empty ();
+  if (gpu_possible) {
+    append_with_feature (result, mapped, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+    if (direction == GST_PAD_SRC)  /* computing sink caps: nvcodec's memory is an input */
+      append_with_feature (result, mapped, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  }
+  append_with_feature (result, mapped, nullptr);
+  gst_caps_unref (mapped);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+static gboolean
+gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+
+  if (!gst_video_info_from_caps (&p->in_info, incaps) || !gst_video_info_from_caps (&p->out_info, outcaps)) {
+    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+  p->in_kind = caps_memory_kind (incaps);
+  p->out_kind = caps_memory_kind (outcaps);
+  if (!p->on_gpu && (p->in_kind != GST_CV_MEMORY_SYSTEM || p->out_kind != GST_CV_MEMORY_SYSTEM)) {
+    GST_ERROR_OBJECT (self, "device memory negotiated on the CPU backend");
+    return FALSE;
+  }
+  /* New sizes: the staging frames are rebuilt on first use. */
+  for (GstBufferPool ** pool : { &p->upload_pool, &p->download_pool }) {
+    if (*pool) {
+      gst_buffer_pool_set_active (*pool, FALSE);
+      gst_clear_object (pool);
+    }
+  }
+  GST_INFO_OBJECT (self, "%s %s -> %s %s on the %s", GST_VIDEO_INFO_NAME (&p->in_info),
+      p->in_kind == GST_CV_MEMORY_SYSTEM ? "system" : "device", GST_VIDEO_INFO_NAME (&p->out_info),
+      p->out_kind == GST_CV_MEMORY_SYSTEM ? "system" : "device", p->on_gpu ? "GPU" : "CPU");
+  return klass->set_info ? klass->set_info (self, &p->in_info, &p->out_info) : TRUE;
+}
+
+/* ------------------------------------------------------------ allocation */
+
+static GstBufferPool *
+make_device_pool (CvFilterPriv * p, const GstVideoInfo * info, guint * size_out)
+{
+  GstBufferPool *pool = gst_cv_buffer_pool_new (p->context);
+  GstCaps *caps = gst_video_info_to_caps (info);
+  GstVideoInfo layout = *info;
+  gst_cv_video_info_set_pitched (&layout);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, layout.size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_caps_unref (caps);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return nullptr;
+  }
+  if (size_out)
+    *size_out = layout.size;
+  return pool;
+}
+
+static gboolean
+gst_cv_base_filter_propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  CvFilterPriv *p = priv (self);
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps)
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+
+  /* Upstream of ours writes device frames straight into our pool. */
+  if (need_pool && p->on_gpu && caps_memory_kind (caps) == GST_CV_MEMORY_DEVICE) {
+    GstVideoInfo info;
+    guint size = 0;
+    if (!gst_video_info_from_caps (&info, caps))
+      return FALSE;
+    GstBufferPool *pool = make_device_pool (p, &info, &size);
+    if (!pool)
+      return FALSE;
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+    gst_object_unref (pool);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cv_base_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  CvFilterPriv *p = priv (self);
+  GstCaps *outcaps = nullptr;
+  GstBufferPool *pool = nullptr;
+  guint size = 0, min = 0, max = 0;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &outcaps, nullptr);
+  if (!outcaps || !gst_video_info_from_caps (&info, outcaps))
+    return FALSE;
+
+  const gboolean update = gst_query_get_n_allocation_pools (query) > 0;
+  if (update)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+
+  if (caps_memory_kind (outcaps) == GST_CV_MEMORY_DEVICE) {
+    /* A downstream pool of ours in the same context is as good as our own. */
+    if (pool && !(GST_IS_CV_BUFFER_POOL (pool) &&
+                    gst_cv_buffer_pool_get_context (GST_CV_BUFFER_POOL (pool)) == p->context))
+      gst_clear_object (&pool);
+    if (!pool)
+      pool = gst_cv_buffer_pool_new (p->context);
+    GstVideoInfo layout = info;
+    gst_cv_video_info_set_pitched (&layout);
+    size = layout.size;
+  } else {
+    if (!pool)
+      pool = gst_video_buffer_pool_new ();
+    size = MAX (size, (guint) info.size);
+  }
+
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, outcaps, size, min, max);
+  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    /* A downstream pool may adjust the config: accept what it validates. */
+    config = gst_buffer_pool_get_config (pool);
+    if (!gst_buffer_pool_config_validate_params (config, outcaps, size, min, max) ||
+        !gst_buffer_pool_set_config (pool, config)) {
+      GST_ERROR_OBJECT (self, "cannot configure the output pool");
+      gst_object_unref (pool);
+      return FALSE;
+    }
+  }
+
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cv_base_filter_prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_ERROR) {
+    CvFilterPriv *p = priv (GST_CV_BASE_FILTER (trans));
+    GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate a %dx%d %s output frame", p->out_info.width, p->out_info.height,
+            GST_VIDEO_INFO_NAME (&p->out_info)),
+        ("the %s memory is exhausted or the frame is too large",
+            p->out_kind == GST_CV_MEMORY_SYSTEM ? "system" : "GPU"));
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------- transform */
+
+GstFlowReturn
+gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s, const gchar * what)
+{
+  if (s.ok ())
+    return GST_FLOW_OK;
+  if (s.out_of_memory ())
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Out of GPU memory during %s", what),
+        ("%s", s.message ().c_str ()));
+  else
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("CUDA error during %s", what), ("%s", s.message ().c_str ()));
+  cudaGetLastError ();
+  return GST_FLOW_ERROR;
+}
+
+/* Copies every plane between a host and a device frame of one format, on
+ * `stream`; row widths in bytes come from the format, strides from each
+ * frame, so padded pools on either side work. */
+static cudavision::CudaStatus
+copy_frame (GstVideoFrame * dst, GstVideoFrame * src, cudaMemcpyKind kind, cudaStream_t stream)
+{
+  const GstVideoFormatInfo *finfo = src->info.finfo;
+  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (src); plane++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (finfo, plane, comps);
+    const gint c = comps[0];
+    const size_t row_bytes =
+        (size_t) GST_VIDEO_FRAME_COMP_WIDTH (src, c) * GST_VIDEO_FRAME_COMP_PSTRIDE (src, c);
+    const size_t rows = GST_VIDEO_FRAME_COMP_HEIGHT (src, c);
+    CV_CUDA_TRY (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (dst, plane), GST_VIDEO_FRAME_PLANE_STRIDE (dst, plane),
+        GST_VIDEO_FRAME_PLANE_DATA (src, plane), GST_VIDEO_FRAME_PLANE_STRIDE (src, plane), row_bytes, rows,
+        kind, stream));
+  }
+  return {};
+}
+
+static GstBuffer *
+acquire_staging (GstCvBaseFilter * self, GstBufferPool ** pool, const GstVideoInfo * info)
+{
+  CvFilterPriv *p = priv (self);
+  if (!*pool) {
+    *pool = make_device_pool (p, info, nullptr);
+    if (!*pool || !gst_buffer_pool_set_active (*pool, TRUE)) {
+      gst_clear_object (pool);
+      return nullptr;
+    }
+  }
+  GstBuffer *buf = nullptr;
+  if (gst_buffer_pool_acquire_buffer (*pool, &buf, nullptr) != GST_FLOW_OK)
+    return nullptr;
+  return buf;
+}
+
+static GstFlowReturn
+transform_cpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+  GstVideoFrame in, out;
+  if (!gst_video_frame_map (&in, &p->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out, &p->out_info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  GstFlowReturn ret = klass->process_cpu (self, inbuf, &in, &out);
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  return ret;
+}
+
+/* Owns the mapped frames and staging buffers of one GPU transform. */
+struct GpuFrames {
+  GstBuffer *dev_in = nullptr;   /* the input on the device (inbuf or staging) */
+  GstBuffer *dev_out = nullptr;  /* the output on the device (outbuf or staging) */
+  bool in_staged = false, out_staged = false;
+  bool in_mapped = false, out_mapped = false;
+  GstVideoFrame in, out;
+
+  ~GpuFrames () {
+    if (out_mapped)
+      gst_video_frame_unmap (&out);
+    if (in_mapped)
+      gst_video_frame_unmap (&in);
+    if (in_staged)
+      gst_buffer_unref (dev_in);
+    if (out_staged)
+      gst_buffer_unref (dev_out);
+  }
+};
+
+static const GstMapFlags MAP_DEVICE_READ = (GstMapFlags) (GST_MAP_READ | GST_MAP_CV_DEVICE);
+static const GstMapFlags MAP_DEVICE_WRITE = (GstMapFlags) (GST_MAP_WRITE | GST_MAP_CV_DEVICE);
+
+static GstFlowReturn
+upload_input (GstCvBaseFilter * self, GstBuffer * inbuf, GpuFrames & f)
+{
+  CvFilterPriv *p = priv (self);
+  cudaStream_t s = p->stream->get ();
+  f.dev_in = acquire_staging (self, &p->upload_pool, &p->in_info);
+  if (!f.dev_in) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate a GPU frame for the input"),
+        ("%dx%d %s", p->in_info.width, p->in_info.height, GST_VIDEO_INFO_NAME (&p->in_info)));
+    return GST_FLOW_ERROR;
+  }
+  f.in_staged = true;
+  GstVideoFrame host;
+  if (!gst_video_frame_map (&host, &p->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&f.in, &p->in_info, f.dev_in, MAP_DEVICE_WRITE)) {
+    gst_video_frame_unmap (&host);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a device frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  f.in_mapped = true;
+  gst_cv_buffer_wait (f.dev_in, s);
+  /* From pageable memory the copy returns once the data is staged, so the
+   * host frame can be unmapped right after. */
+  cudavision::CudaStatus st = copy_frame (&f.in, &host, cudaMemcpyHostToDevice, s);
+  gst_video_frame_unmap (&host);
+  gst_cv_count_upload ();
+  return gst_cv_base_filter_check (self, st, "upload");
+}
+
+static GstFlowReturn
+map_device_input (GstCvBaseFilter * self, GstBuffer * inbuf, GpuFrames & f)
+{
+  CvFilterPriv *p = priv (self);
+  f.dev_in = inbuf;
+  if (p->in_kind == GST_CV_MEMORY_CUDA_MEMORY) {
+    GstMemory *mem = gst_buffer_peek_memory (inbuf, 0);
+    if (!gst_is_cuda_memory (mem)) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("memory:CUDAMemory caps without CUDA memory"), (nullptr));
+      return GST_FLOW_ERROR;
+    }
+    GstCudaContext *mctx = GST_CUDA_MEMORY_CAST (mem)->context;
+    if (mctx != p->context && !gst_cuda_context_can_access_peer (p->context, mctx)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Input CUDA memory belongs to another CUDA context"),
+          ("the upstream element did not share its GstCudaContext and peer access is not possible"));
+      return GST_FLOW_ERROR;
+    }
+#if GST_CHECK_VERSION(1, 24, 0)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
+  } else {
+    gst_cv_buffer_wait (inbuf, p->stream->get ());
+  }
+  if (!gst_video_frame_map (&f.in, &p->in_info, inbuf, MAP_DEVICE_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame on the device"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  f.in_mapped = true;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+transform_gpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+  GstCvContextGuard guard (p->context);
+  if (!guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not push the CUDA context"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  cudaStream_t s = p->stream->get ();
+  GpuFrames f;
+
+  GstFlowReturn ret = p->in_kind == GST_CV_MEMORY_SYSTEM ? upload_input (self, inbuf, f)
+                                                         : map_device_input (self, inbuf, f);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  if (p->out_kind == GST_CV_MEMORY_SYSTEM) {
+    f.dev_out = acquire_staging (self, &p->download_pool, &p->out_info);
+    if (!f.dev_out) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate a GPU frame for the output"),
+          ("%dx%d %s", p->out_info.width, p->out_info.height, GST_VIDEO_INFO_NAME (&p->out_info)));
+      return GST_FLOW_ERROR;
+    }
+    f.out_staged = true;
+  } else {
+    f.dev_out = outbuf;
+  }
+  /* The output frame may still be read by a consumer on its stream. */
+  gst_cv_buffer_wait (f.dev_out, s);
+  if (!gst_video_frame_map (&f.out, &p->out_info, f.dev_out, MAP_DEVICE_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame on the device"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  f.out_mapped = true;
+
+  ret = klass->process_gpu (self, inbuf, &f.in, &f.out);
+  gst_cv_buffer_record (f.dev_in, s);
+  gst_cv_buffer_record (f.dev_out, s);
+  if (ret != GST_FLOW_OK || p->out_kind != GST_CV_MEMORY_SYSTEM)
+    return ret;
+
+  /* System-memory edge: one download, and the one host wait of the chain. */
+  GstVideoFrame host;
+  if (!gst_video_frame_map (&host, &p->out_info, outbuf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  cudavision::CudaStatus st = copy_frame (&host, &f.out, cudaMemcpyDeviceToHost, s);
+  if (st.ok ())
+    st = p->stream->synchronize ();
+  gst_video_frame_unmap (&host);
+  gst_cv_count_download ();
+  return gst_cv_base_filter_check (self, st, "download");
+}
+
+static GstFlowReturn
+gst_cv_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  return priv (self)->on_gpu ? transform_gpu (self, inbuf, outbuf) : transform_cpu (self, inbuf, outbuf);
+}
+
+/* --------------------------------------------------------- start / stop */
+
+static void
+log_launch (GstCvBaseFilter * self, int level, const std::string & msg)
+{
+  GST_CAT_LEVEL_LOG (gst_cv_launch_debug, (GstDebugLevel) level, self, "%s", msg.c_str ());
+}
+
+static std::shared_ptr<const cudavision::TuningTable>
+load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription & dev, std::string path)
+{
+  if (path.empty ()) {
+    gchar *p = g_build_filename (g_get_user_cache_dir (), "cudavision",
+        cudavision::tuning_file_name (dev).c_str (), nullptr);
+    path = p;
+    g_free (p);
+  }
+  auto table = std::make_shared<cudavision::TuningTable> ();
+  std::string error;
+  if (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS)) {
+    GST_INFO_OBJECT (self, "no tuning table at %s: every launch uses the model", path.c_str ());
+  } else if (!table->load (path, &error)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Could not read the tuning table %s", path.c_str ()),
+        ("%s; falling back to the model", error.c_str ()));
+    table = std::make_shared<cudavision::TuningTable> ();
+  } else {
+    GST_INFO_OBJECT (self, "tuning table %s: %zu entries", path.c_str (), table->size ());
+  }
+  return table;
+}
+
+static bool
+start_gpu (GstCvBaseFilter * self, gint device_id)
+{
+  CvFilterPriv *p = priv (self);
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &p->context)) {
+    GST_INFO_OBJECT (self, "no CUDA context for device %d", device_id);
+    return false;
+  }
+  GstCvContextGuard guard (p->context);
+  cudavision::DeviceDescription dev;
+  auto stream = std::make_unique<cudavision::Stream> ();
+  cudavision::CudaStatus s = guard.ok () ? stream->create () : cudavision::CudaStatus { cudaErrorInvalidResourceHandle, "push" };
+  if (s.ok ())
+    s = cudavision::query_current_device (&dev);
+  if (!s.ok ()) {
+    GST_WARNING_OBJECT (self, "CUDA device unusable: %s", s.message ().c_str ());
+    cudaGetLastError ();
+    return false;
+  }
+
+  GST_OBJECT_LOCK (self);
+  const auto mode = (cudavision::BlockSizing) p->sizing;
+  const auto user = p->user_block;
+  const std::string table_path = p->tuning_table;
+  GST_OBJECT_UNLOCK (self);
+
+  auto table = mode == cudavision::BlockSizing::EmpiricalTable ? load_tuning_table (self, dev, table_path) : nullptr;
+  p->policy = std::make_unique<cudavision::LaunchPolicy> (dev, mode, user, table);
+  /* Only format log lines when someone will read them. */
+  if (gst_debug_category_get_threshold (gst_cv_launch_debug) >= GST_LEVEL_DEBUG)
+    p->policy->set_logger ([self] (int level, const std::string & msg) { log_launch (self, level, msg); });
+  p->stream = std::move (stream);
+  GST_INFO_OBJECT (self, "running on %s (CC %d.%d, %d SMs), block-sizing=%s", dev.name.c_str (), dev.cc_major,
+      dev.cc_minor, dev.sm_count, cudavision::block_sizing_name (mode));
+  return true;
+}
+
+static gboolean
+gst_cv_base_filter_start (GstBaseTransform * trans)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  CvFilterPriv *p = priv (self);
+
+  GST_OBJECT_LOCK (self);
+  const GstCvBackend backend = p->backend;
+  const gint device_id = p->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  bool gpu = false;
+  if (backend != GST_CV_BACKEND_CPU)
+    gpu = gst_cv_cuda_available () && start_gpu (self, device_id);
+
+  if (!gpu && backend == GST_CV_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No usable CUDA device, and backend=cuda was requested"),
+        ("device-id=%d: no NVIDIA driver, no device, or the context could not be created; "
+         "use backend=auto or backend=cpu to run on the CPU",
+            device_id));
+    gst_clear_object (&p->context);
+    return FALSE;
+  }
+  if (!gpu && backend == GST_CV_BACKEND_AUTO)
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device: %s runs on the CPU backend (OpenCV)", GST_ELEMENT_NAME (self)),
+        ("device-id=%d; set backend=cpu to choose the CPU explicitly", device_id));
+  if (!gpu)
+    gst_clear_object (&p->context);
+
+  GST_OBJECT_LOCK (self);
+  p->on_gpu = gpu;
+  p->started = true;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_cv_base_filter_stop (GstBaseTransform * trans)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+
+  for (GstBufferPool ** pool : { &p->upload_pool, &p->download_pool }) {
+    if (*pool) {
+      gst_buffer_pool_set_active (*pool, FALSE);
+      gst_clear_object (pool);
+    }
+  }
+  if (p->context) {
+    GstCvContextGuard guard (p->context);
+    if (klass->release_device)
+      klass->release_device (self);
+    p->stream.reset ();
+  }
+  p->policy.reset ();
+  gst_clear_object (&p->context);
+  GST_OBJECT_LOCK (self);
+  p->on_gpu = false;
+  p->started = false;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* ---------------------------------------------------- context sharing */
+
+static void
+gst_cv_base_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (element);
+  CvFilterPriv *p = priv (self);
+  if (gst_cv_cuda_available ())
+    gst_cuda_handle_set_context (element, context, p->device_id, &p->context);
+  GST_ELEMENT_CLASS (gst_cv_base_filter_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
+{
+  CvFilterPriv *p = priv (GST_CV_BASE_FILTER (trans));
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && p->context &&
+      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, p->context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->query (trans, direction, query);
+}
+
+/* ----------------------------------------------------------- properties */
+
+static void
+gst_cv_base_filter_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (object);
+  CvFilterPriv *p = priv (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      p->device_id = g_value_get_int (value);
+      break;
+    case PROP_BACKEND:
+      p->backend = (GstCvBackend) g_value_get_enum (value);
+      break;
+    case PROP_BLOCK_SIZING:
+      p->sizing = (GstCvBlockSizing) g_value_get_enum (value);
+      break;
+    case PROP_BLOCK_SIZE: {
+      const gchar *s = g_value_get_string (value);
+      cudavision::BlockShape shape;
+      if (!s || !*s) {
+        p->block_size.clear ();
+        p->user_block = {};
+      } else if (cudavision::BlockShape::parse (s, &shape)) {
+        p->block_size = s;
+        p->user_block = shape;
+      } else {
+        g_warning ("%s: invalid block-size '%s': expected WIDTHxHEIGHT (e.g. 32x8) or a thread count, "
+                   "at most 1024 threads; keeping '%s'",
+            GST_OBJECT_NAME (self), s, p->block_size.c_str ());
+      }
+      break;
+    }
+    case PROP_TUNING_TABLE: {
+      const gchar *s = g_value_get_string (value);
+      p->tuning_table = s ? s : "";
+      break;
+    }
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cv_base_filter_get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (object);
+  CvFilterPriv *p = priv (self);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, p->device_id);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, p->backend);
+      break;
+    case PROP_BLOCK_SIZING:
+      g_value_set_enum (value, p->sizing);
+      break;
+    case PROP_BLOCK_SIZE:
+      g_value_set_string (value, p->block_size.empty () ? nullptr : p->block_size.c_str ());
+      break;
+    case PROP_TUNING_TABLE:
+      g_value_set_string (value, p->tuning_table.empty () ? nullptr : p->tuning_table.c_str ());
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cv_base_filter_finalize (GObject * object)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (object);
+  CvFilterPriv *p = priv (self);
+  gst_clear_object (&p->context);
+  delete p;
+  G_OBJECT_CLASS (gst_cv_base_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw_ready =
+      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gobject_class->set_property = gst_cv_base_filter_set_property;
+  gobject_class->get_property = gst_cv_base_filter_get_property;
+  gobject_class->finalize = gst_cv_base_filter_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID", "CUDA device to use (-1 = any, or the shared context's)", -1,
+          G_MAXINT16, DEFAULT_DEVICE_ID, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Where frames are processed", GST_TYPE_CV_BACKEND,
+          DEFAULT_BACKEND, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZING,
+      g_param_spec_enum ("block-sizing", "Block sizing", "How CUDA block sizes are chosen",
+          GST_TYPE_CV_BLOCK_SIZING, DEFAULT_BLOCK_SIZING, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+      g_param_spec_string ("block-size", "Block size",
+          "Block shape for block-sizing=static, e.g. 32x8 or 256 (NULL = each kernel's default)", nullptr,
+          rw_ready));
+  g_object_class_install_property (gobject_class, PROP_TUNING_TABLE,
+      g_param_spec_string ("tuning-table", "Tuning table",
+          "Table file for block-sizing=empirical-table (NULL = $XDG_CACHE_HOME/cudavision/<gpu>.tsv)", nullptr,
+          rw_ready));
+
+  element_class->set_context = gst_cv_base_filter_set_context;
+
+  trans_class->start = gst_cv_base_filter_start;
+  trans_class->stop = gst_cv_base_filter_stop;
+  trans_class->transform_caps = gst_cv_base_filter_transform_caps;
+  trans_class->set_caps = gst_cv_base_filter_set_caps;
+  trans_class->propose_allocation = gst_cv_base_filter_propose_allocation;
+  trans_class->decide_allocation = gst_cv_base_filter_decide_allocation;
+  trans_class->prepare_output_buffer = gst_cv_base_filter_prepare_output_buffer;
+  trans_class->transform = gst_cv_base_filter_transform;
+  trans_class->query = gst_cv_base_filter_query;
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cv_base_filter_debug, "cudavision-base", 0, "cudavision base filter");
+  GST_DEBUG_CATEGORY_INIT (gst_cv_launch_debug, "cudavision-launch", 0, "cudavision launch policy choices");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CV_BASE_FILTER, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CV_BACKEND, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CV_BLOCK_SIZING, (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_cv_base_filter_init (GstCvBaseFilter * self)
+{
+  ((GstCvBaseFilterPrivate *) gst_cv_base_filter_get_instance_private (self))->p = new CvFilterPriv ();
+}
+
+/* ------------------------------------------------------------ accessors */
+
+gboolean
+gst_cv_base_filter_on_gpu (GstCvBaseFilter * self)
+{
+  return priv (self)->on_gpu;
+}
+
+cudaStream_t
+gst_cv_base_filter_stream (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  return p->stream ? p->stream->get () : nullptr;
+}
+
+const cudavision::LaunchPolicy &
+gst_cv_base_filter_policy (GstCvBaseFilter * self)
+{
+  return *priv (self)->policy;
+}
+
+const GstVideoInfo *
+gst_cv_base_filter_in_info (GstCvBaseFilter * self)
+{
+  return &priv (self)->in_info;
+}
+
+const GstVideoInfo *
+gst_cv_base_filter_out_info (GstCvBaseFilter * self)
+{
+  return &priv (self)->out_info;
+}

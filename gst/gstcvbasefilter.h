@@ -1,0 +1,108 @@
+/* cudavision — GstCvBaseFilter, the base class of every cudavision element.
+ *
+ * A GstBaseTransform (not a GstVideoFilter, which maps frames to host
+ * memory). It owns what every element shares:
+ *  - the device (`device-id`) and the GstCudaContext shared with other
+ *    elements through GStreamer's context mechanism;
+ *  - one CUDA stream per element instance;
+ *  - the backend (`backend`: auto, cuda, cpu) and the CPU fallback;
+ *  - the launch policy (`block-sizing`, `block-size`, `tuning-table`);
+ *  - caps features: device frames (memory:CudaVisionMemory) between our
+ *    elements, memory:CUDAMemory from nvcodec on the input, and system memory
+ *    at the edges, uploaded or downloaded once;
+ *  - allocation: our buffer pool downstream and upstream.
+ * Subclasses say how formats map (transform_video_caps) and process one
+ * frame on each backend, given frames already mapped where they run. */
+#pragma once
+
+#include "gstcvenums.h"
+#include "gstcvmemory.h"
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "../cuda/cuda_check.h"
+
+namespace cudavision {
+class LaunchPolicy;
+class Stream;
+}  // namespace cudavision
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CV_BASE_FILTER (gst_cv_base_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCvBaseFilter, gst_cv_base_filter, GST, CV_BASE_FILTER, GstBaseTransform)
+
+/* Where a pad's frames live. */
+typedef enum {
+  GST_CV_MEMORY_SYSTEM,
+  GST_CV_MEMORY_DEVICE,       /* memory:CudaVisionMemory, ours */
+  GST_CV_MEMORY_CUDA_MEMORY,  /* memory:CUDAMemory, libgstcuda's (input only) */
+} GstCvMemoryKind;
+
+struct _GstCvBaseFilterClass {
+  GstBaseTransformClass parent_class;
+
+  /* Format mapping, on caps without features: caps on `direction`'s pad
+   * to caps on the other pad (the template then restricts). Default:
+   * identity. */
+  GstCaps *(*transform_video_caps) (GstCvBaseFilter * self, GstPadDirection direction, GstCaps * caps);
+
+  /* Negotiated formats; return FALSE to refuse. Optional. */
+  gboolean (*set_info) (GstCvBaseFilter * self, const GstVideoInfo * in, const GstVideoInfo * out);
+
+  /* One frame on the GPU: frames are mapped with device pointers, and the
+   * work goes on self's stream (gst_cv_base_filter_stream) through the launch
+   * policy (gst_cv_base_filter_policy). Must not synchronize. */
+  GstFlowReturn (*process_gpu) (GstCvBaseFilter * self, GstBuffer * inbuf, GstVideoFrame * in,
+      GstVideoFrame * out);
+
+  /* One frame on the CPU backend: host-mapped frames. */
+  GstFlowReturn (*process_cpu) (GstCvBaseFilter * self, GstBuffer * inbuf, GstVideoFrame * in,
+      GstVideoFrame * out);
+
+  /* Called in stop() with the context pushed: free per-stream device state
+   * (scratch buffers) here. Optional. */
+  void (*release_device) (GstCvBaseFilter * self);
+};
+
+/* Caps of every pad template: `formats` as a caps format list string,
+ * e.g. "{ RGBA, BGRA }", offered with our device feature, optionally
+ * memory:CUDAMemory (sink pads only), and system memory. */
+GstCaps *gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory);
+
+/* TRUE when the element runs on the GPU (known after start()). */
+gboolean gst_cv_base_filter_on_gpu (GstCvBaseFilter * self);
+cudaStream_t gst_cv_base_filter_stream (GstCvBaseFilter * self);
+const cudavision::LaunchPolicy & gst_cv_base_filter_policy (GstCvBaseFilter * self);
+const GstVideoInfo *gst_cv_base_filter_in_info (GstCvBaseFilter * self);
+const GstVideoInfo *gst_cv_base_filter_out_info (GstCvBaseFilter * self);
+
+/* Turns a failed CUDA status into a GStreamer error on the bus (out of
+ * memory as RESOURCE/NO_SPACE_LEFT); returns GST_FLOW_ERROR, or GST_FLOW_OK
+ * for success. */
+GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s,
+    const gchar * what);
+
+G_END_DECLS
+
+#ifdef __cplusplus
+#include "../cuda/image.h"
+
+/* Plain views of a mapped frame's plane, for the cuda/ and cpu/ APIs. */
+inline cudavision::ConstImage8
+gst_cv_frame_const_plane (const GstVideoFrame * f, guint plane)
+{
+  return { (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (f, plane),
+      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (f, plane), GST_VIDEO_FRAME_COMP_WIDTH (f, plane),
+      GST_VIDEO_FRAME_COMP_HEIGHT (f, plane) };
+}
+
+inline cudavision::Image8
+gst_cv_frame_plane (GstVideoFrame * f, guint plane)
+{
+  return { (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (f, plane),
+      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (f, plane), GST_VIDEO_FRAME_COMP_WIDTH (f, plane),
+      GST_VIDEO_FRAME_COMP_HEIGHT (f, plane) };
+}
+#endif

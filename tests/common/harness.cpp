@@ -1,0 +1,29 @@
+#include "harness.h"
+
+namespace cvtest {
+
+GstBuffer *
+run_harness (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
+{
+  GstHarness *h = gst_harness_new_parse (element.c_str ());
+  gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  gst_harness_teardown (h);
+  return out;
+}
+
+cv::Mat
+run_harness_mat (const std::string & element, const std::string & in_caps, const std::string & out_caps,
+    GstBuffer * in)
+{
+  GstBuffer *out = run_harness (element, in_caps, out_caps, in);
+  if (!out)
+    return cv::Mat ();
+  GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+  cv::Mat m = buffer_to_mat (out, caps);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  return m;
+}
+
+}  // namespace cvtest

@@ -1,0 +1,22 @@
+/* cudavision tests — one frame through an element with GstHarness. */
+#pragma once
+
+#include "test_util.h"
+
+#include <gst/check/gstharness.h>
+
+#include <string>
+
+namespace cvtest {
+
+/* Pushes `in` (caps `in_caps`) through the element description `element`
+ * (e.g. "cudagray backend=cpu") with output caps `out_caps`, and returns the
+ * output buffer (owned by the caller), or nullptr. */
+GstBuffer *run_harness (const std::string & element, const std::string & in_caps, const std::string & out_caps,
+    GstBuffer * in);
+
+/* Same, and converts the output to a Mat on the host. */
+cv::Mat run_harness_mat (const std::string & element, const std::string & in_caps, const std::string & out_caps,
+    GstBuffer * in);
+
+}  // namespace cvtest

@@ -1,0 +1,313 @@
+#include "test_util.h"
+
+#include "plugin.h"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace cvtest {
+
+std::string
+data_path (const std::string & name)
+{
+  return std::string (CUDAVISION_TEST_DATA) + "/" + name;
+}
+
+std::vector<std::string>
+test_images ()
+{
+  std::vector<std::string> out;
+  for (const auto & e : std::filesystem::directory_iterator (CUDAVISION_TEST_DATA)) {
+    const std::string ext = e.path ().extension ().string ();
+    if (ext == ".png" || ext == ".jpg")
+      out.push_back (e.path ().string ());
+  }
+  std::sort (out.begin (), out.end ());
+  return out;
+}
+
+cv::Mat
+load_rgb (const std::string & path)
+{
+  cv::Mat bgr = cv::imread (path, cv::IMREAD_COLOR);
+  if (bgr.empty ())
+    throw std::runtime_error ("cannot read " + path);
+  cv::Mat rgb;
+  cv::cvtColor (bgr, rgb, cv::COLOR_BGR2RGB);
+  return rgb;
+}
+
+cv::Mat
+random_rgb (int width, int height, uint64_t seed)
+{
+  cv::Mat m (height, width, CV_8UC3);
+  cv::RNG rng (seed);
+  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
+  return m;
+}
+
+static GstBuffer *
+planes_to_buffer (const GstVideoInfo & info, const std::vector<cv::Mat> & planes)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, info.size, nullptr);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  memset (map.data, 0xAB, map.size);
+  for (size_t p = 0; p < planes.size (); p++) {
+    const cv::Mat & m = planes[p];
+    const size_t row = m.cols * m.elemSize ();
+    for (int y = 0; y < m.rows; y++)
+      memcpy (map.data + info.offset[p] + (size_t) y * info.stride[p], m.ptr (y), row);
+  }
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (&info), info.width,
+      info.height, GST_VIDEO_INFO_N_PLANES (&info), (gsize *) info.offset, (gint *) info.stride);
+  return buf;
+}
+
+/* I420 planes of an RGB image of any size (odd sizes: OpenCV needs even,
+ * so convert a padded copy and crop). */
+static void
+rgb_to_i420_planes (const cv::Mat & rgb, cv::Mat & y, cv::Mat & u, cv::Mat & v)
+{
+  const int w = rgb.cols, h = rgb.rows;
+  const int we = (w + 1) & ~1, he = (h + 1) & ~1;
+  cv::Mat padded;
+  cv::copyMakeBorder (rgb, padded, 0, he - h, 0, we - w, cv::BORDER_REPLICATE);
+  cv::Mat yuv;
+  cv::cvtColor (padded, yuv, cv::COLOR_RGB2YUV_I420);
+  y = yuv (cv::Rect (0, 0, we, he)) (cv::Rect (0, 0, w, h)).clone ();
+  const cv::Mat uv = yuv.rowRange (he, he + he / 2);
+  const int cw = we / 2, ch = he / 2;
+  u = cv::Mat (uv.reshape (1, ch * 2)).colRange (0, cw).rowRange (0, ch).clone ();
+  v = cv::Mat (uv.reshape (1, ch * 2)).colRange (0, cw).rowRange (ch, 2 * ch).clone ();
+}
+
+GstBuffer *
+rgb_to_buffer (const cv::Mat & rgb, GstVideoFormat format)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, rgb.cols, rgb.rows);
+  cv::RNG rng (rgb.cols * 7919 + rgb.rows);
+  cv::Mat noise (rgb.rows, rgb.cols, CV_8UC1);
+  rng.fill (noise, cv::RNG::UNIFORM, 0, 256);
+
+  auto packed4 = [&] (int r, int g, int b, int pad) {
+    cv::Mat out (rgb.rows, rgb.cols, CV_8UC4);
+    cv::Mat src[] = { rgb, noise };
+    const int from_to[] = { 0, r, 1, g, 2, b, 3, pad };
+    cv::mixChannels (src, 2, &out, 1, from_to, 4);
+    return planes_to_buffer (info, { out });
+  };
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA: case GST_VIDEO_FORMAT_RGBx: return packed4 (0, 1, 2, 3);
+    case GST_VIDEO_FORMAT_BGRA: case GST_VIDEO_FORMAT_BGRx: return packed4 (2, 1, 0, 3);
+    case GST_VIDEO_FORMAT_ARGB: case GST_VIDEO_FORMAT_xRGB: return packed4 (1, 2, 3, 0);
+    case GST_VIDEO_FORMAT_ABGR: case GST_VIDEO_FORMAT_xBGR: return packed4 (3, 2, 1, 0);
+    case GST_VIDEO_FORMAT_RGB: return planes_to_buffer (info, { rgb });
+    case GST_VIDEO_FORMAT_BGR: {
+      cv::Mat bgr;
+      cv::cvtColor (rgb, bgr, cv::COLOR_RGB2BGR);
+      return planes_to_buffer (info, { bgr });
+    }
+    case GST_VIDEO_FORMAT_I420: {
+      cv::Mat y, u, v;
+      rgb_to_i420_planes (rgb, y, u, v);
+      return planes_to_buffer (info, { y, u, v });
+    }
+    case GST_VIDEO_FORMAT_NV12: {
+      cv::Mat y, u, v, uv;
+      rgb_to_i420_planes (rgb, y, u, v);
+      cv::merge (std::vector<cv::Mat> { u, v }, uv);
+      return planes_to_buffer (info, { y, uv });
+    }
+    case GST_VIDEO_FORMAT_GRAY8: {
+      cv::Mat g;
+      cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+      return planes_to_buffer (info, { g });
+    }
+    default:
+      throw std::runtime_error ("rgb_to_buffer: unsupported format");
+  }
+}
+
+cv::Mat
+expected_gray (const cv::Mat & rgb, GstVideoFormat format)
+{
+  if (format == GST_VIDEO_FORMAT_I420 || format == GST_VIDEO_FORMAT_NV12) {
+    cv::Mat y, u, v;
+    rgb_to_i420_planes (rgb, y, u, v);
+    return y;
+  }
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+GstBuffer *
+mat_to_buffer (const cv::Mat & m, GstVideoFormat format)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, m.cols, m.rows);
+  return planes_to_buffer (info, { m });
+}
+
+cv::Mat
+buffer_to_mat (GstBuffer * buf, GstCaps * caps)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
+    throw std::runtime_error ("buffer_to_mat: caps are not video");
+  GstVideoFrame f;
+  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ))
+    throw std::runtime_error ("buffer_to_mat: cannot map");
+  const int bpp = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
+  cv::Mat view (info.height, info.width, CV_8UC (bpp), GST_VIDEO_FRAME_PLANE_DATA (&f, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0));
+  cv::Mat out = view.clone ();
+  gst_video_frame_unmap (&f);
+  return out;
+}
+
+std::string
+caps_string (GstVideoFormat format, int width, int height, const char *feature)
+{
+  std::string s = "video/x-raw";
+  if (feature)
+    s += std::string ("(") + feature + ")";
+  return s + ",format=" + gst_video_format_to_string (format) + ",width=" + std::to_string (width) +
+      ",height=" + std::to_string (height) + ",framerate=30/1";
+}
+
+Diff
+compare (const cv::Mat & a, const cv::Mat & b)
+{
+  Diff d;
+  if (a.size () != b.size () || a.type () != b.type ()) {
+    d.max_abs = 1e9;
+    d.differing = -1;
+    return d;
+  }
+  cv::Mat ad;
+  cv::absdiff (a, b, ad);
+  cv::minMaxLoc (ad.reshape (1), nullptr, &d.max_abs);
+  d.differing = cv::countNonZero (ad.reshape (1));
+  return d;
+}
+
+bool
+BusResult::has_error_containing (const std::string & s) const
+{
+  for (const auto & e : errors)
+    if (e.find (s) != std::string::npos)
+      return true;
+  return false;
+}
+
+bool
+BusResult::has_warning_containing (const std::string & s) const
+{
+  for (const auto & w : warnings)
+    if (w.find (s) != std::string::npos)
+      return true;
+  return false;
+}
+
+BusResult
+run_pipeline (const std::string & description, int timeout_s)
+{
+  BusResult r;
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (description.c_str (), &err);
+  if (!pipe) {
+    r.errors.push_back (std::string ("parse: ") + (err ? err->message : "?"));
+    g_clear_error (&err);
+    return r;
+  }
+  g_clear_error (&err);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  const gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  while (true) {
+    const gint64 left = deadline - g_get_monotonic_time ();
+    if (left <= 0) {
+      r.errors.push_back ("timeout");
+      break;
+    }
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, left * GST_USECOND,
+        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    if (!m)
+      continue;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      r.eos = true;
+      gst_message_unref (m);
+      break;
+    }
+    GError *e = nullptr;
+    gchar *dbg = nullptr;
+    const bool is_error = GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR;
+    if (is_error)
+      gst_message_parse_error (m, &e, &dbg);
+    else
+      gst_message_parse_warning (m, &e, &dbg);
+    std::string text = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " +
+        (dbg ? dbg : "");
+    if (is_error) {
+      r.errors.push_back (text);
+      r.error_domains.push_back (e->domain);
+    } else {
+      r.warnings.push_back (text);
+    }
+    g_clear_error (&e);
+    g_free (dbg);
+    gst_message_unref (m);
+    if (is_error)
+      break;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return r;
+}
+
+void
+init_gstreamer (int *argc, char ***argv)
+{
+  gst_init (argc, argv);
+  if (!cudavision_register_static ())
+    throw std::runtime_error ("cannot register the cudavision elements");
+}
+
+}  // namespace cvtest
+
+#include <gst/app/gstappsink.h>
+
+namespace cvtest {
+
+std::vector<cv::Mat>
+pull_all (const std::string & description, int timeout_s)
+{
+  std::vector<cv::Mat> frames;
+  GstElement *pipe = gst_parse_launch (description.c_str (), nullptr);
+  if (!pipe)
+    return frames;
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (true) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), (GstClockTime) timeout_s * GST_SECOND);
+    if (!s)
+      break;
+    frames.push_back (buffer_to_mat (gst_sample_get_buffer (s), gst_sample_get_caps (s)));
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return frames;
+}
+
+}  // namespace cvtest

@@ -1,0 +1,69 @@
+/* cudavision tests — shared helpers: the bundled images, frames to and from
+ * GstBuffers, and pipelines with a bus to read errors and warnings from. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cvtest {
+
+/* Every image in tests/data (PNG and JPEG), sorted. */
+std::vector<std::string> test_images ();
+std::string data_path (const std::string & name);
+
+/* An image as 8-bit RGB (cv::imread gives BGR; converted). */
+cv::Mat load_rgb (const std::string & path);
+/* Random RGB frame of any size, seeded. */
+cv::Mat random_rgb (int width, int height, uint64_t seed);
+
+/* Converts an RGB image into the bytes of one GStreamer format, planes
+ * packed with GstVideoInfo's default strides. Packed formats with an x or
+ * A byte get noise there, so tests prove it is ignored. */
+GstBuffer *rgb_to_buffer (const cv::Mat & rgb, GstVideoFormat format);
+
+/* The expected GRAY8 of cudagray for a frame made by rgb_to_buffer. */
+cv::Mat expected_gray (const cv::Mat & rgb, GstVideoFormat format);
+
+/* GRAY8 / RGBA frames to and from buffers with default strides. */
+GstBuffer *mat_to_buffer (const cv::Mat & m, GstVideoFormat format);
+/* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
+cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
+
+std::string caps_string (GstVideoFormat format, int width, int height, const char *feature = nullptr);
+
+/* Max |a-b| and the number of differing pixels. */
+struct Diff {
+  double max_abs = 0;
+  long differing = 0;
+};
+Diff compare (const cv::Mat & a, const cv::Mat & b);
+
+/* Runs a gst-launch description to EOS or error (timeout in seconds) and
+ * keeps what the bus said. */
+struct BusResult {
+  bool eos = false;
+  std::vector<std::string> errors;    /* "domain: message | debug" */
+  std::vector<std::string> warnings;
+  std::vector<GQuark> error_domains;
+  bool has_error_containing (const std::string & s) const;
+  bool has_warning_containing (const std::string & s) const;
+};
+BusResult run_pipeline (const std::string & description, int timeout_s = 60);
+
+/* Elements of the test process: cudavision is registered statically. */
+void init_gstreamer (int *argc, char ***argv);
+
+}  // namespace cvtest
+
+namespace cvtest {
+
+/* Runs a pipeline ending in "appsink name=out" to EOS and returns every
+ * frame it received, mapped on the host. */
+std::vector<cv::Mat> pull_all (const std::string & description, int timeout_s = 120);
+
+}  // namespace cvtest

@@ -1,0 +1,121 @@
+/* cudavision-bench-kernels — times each element's kernels with CUDA events
+ * (median of --iters launches after warm-up, inputs rotated through a set
+ * 3x larger than L2) next to a device-to-device copy measured in the same
+ * run, for each block-sizing mode.
+ *
+ *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
+ *                            [--table FILE]
+ * Prints one table row per kernel, size and mode. */
+#include "bench_util.h"
+
+#include "../cuda/device_info.h"
+#include "../cuda/gray.h"
+#include "../cuda/tuning_table.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace cvbench;
+using cudavision::BlockSizing;
+
+struct Size {
+  int w, h;
+};
+
+static std::vector<Size>
+parse_sizes (const std::string & s)
+{
+  std::vector<Size> out;
+  std::stringstream ss (s);
+  std::string item;
+  while (std::getline (ss, item, ',')) {
+    Size z {};
+    if (std::sscanf (item.c_str (), "%dx%d", &z.w, &z.h) == 2)
+      out.push_back (z);
+  }
+  return out;
+}
+
+struct Context {
+  cudavision::Stream stream;
+  cudavision::DeviceDescription dev;
+  std::shared_ptr<const cudavision::TuningTable> table;
+  int iters = 200;
+};
+
+static void
+report (const char *kernel, Size s, BlockSizing m, const Timing & t, double bytes, double copy_gbs)
+{
+  const double gbs = bytes / (t.median_us * 1e3);
+  std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f %8.1f %6.1f%%\n", kernel, s.w, s.h,
+      cudavision::block_sizing_name (m), t.median_us, t.p10_us, t.p90_us, gbs, 100.0 * gbs / copy_gbs);
+}
+
+static void
+bench_gray (Context & c, Size s, double copy_gbs)
+{
+  const size_t in_pitch = cudavision::aligned_pitch ((size_t) s.w * 4);
+  const size_t out_pitch = cudavision::aligned_pitch ((size_t) s.w);
+  const size_t in_bytes = in_pitch * s.h, out_bytes = out_pitch * s.h;
+  const int n = rotation_count (in_bytes + out_bytes);
+  auto in = random_buffers (n, in_bytes, 3);
+  auto out = random_buffers (n, out_bytes, 4);
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model }) {
+    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+    Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+      cudavision::ConstImage8 src { in[i % n].as<const uint8_t> (), in_pitch, s.w, s.h };
+      cudavision::Image8 dst { out[i % n].as<uint8_t> (), out_pitch, s.w, s.h };
+      check (cudavision::rgb_to_gray (src, cudavision::PackedRgb::RGBA, dst, policy, c.stream.get ()).err, "gray");
+    });
+    report ("gray.rgba", s, m, t, 5.0 * s.w * s.h, copy_gbs);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  std::string sizes = "1920x1080,3840x2160", table_path;
+  Context c;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
+      sizes = argv[++i];
+    else if (!std::strcmp (argv[i], "--iters") && i + 1 < argc)
+      c.iters = std::atoi (argv[++i]);
+    else if (!std::strcmp (argv[i], "--table") && i + 1 < argc)
+      table_path = argv[++i];
+    else {
+      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (cudavision::cuda_device_count () == 0) {
+    std::fprintf (stderr, "no CUDA device\n");
+    return 77;
+  }
+  check (cudaSetDevice (0), "cudaSetDevice");
+  check (c.stream.create ().err, "stream");
+  check (cudavision::query_current_device (&c.dev).err, "device");
+  auto table = std::make_shared<cudavision::TuningTable> ();
+  std::string err;
+  if (!table_path.empty () && !table->load (table_path, &err))
+    std::fprintf (stderr, "table %s: %s (model fallback)\n", table_path.c_str (), err.c_str ());
+  c.table = table;
+
+  std::printf ("device: %s, CC %d.%d, %d SMs, driver %d\n", c.dev.name.c_str (), c.dev.cc_major, c.dev.cc_minor,
+      c.dev.sm_count, c.dev.driver_version);
+  for (Size s : parse_sizes (sizes)) {
+    double copy_us = 0;
+    const size_t copy_bytes = (size_t) s.w * s.h * 4;
+    const double copy_gbs = copy_bandwidth_gbs (c.stream.get (), copy_bytes, c.iters, &copy_us);
+    std::printf ("\n%dx%d: device-to-device copy of %zu bytes: %.2f us, %.1f GB/s (read+write)\n", s.w, s.h,
+        copy_bytes, copy_us, copy_gbs);
+    std::printf ("%-16s %-11s %-16s %9s %9s %9s %8s %7s\n", "kernel", "size", "mode", "median_us", "p10_us",
+        "p90_us", "GB/s", "%copy");
+    bench_gray (c, s, copy_gbs);
+  }
+  return 0;
+}

@@ -102,6 +102,12 @@ main (int argc, char **argv)
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
       (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  {
+    /* EOS only means every frame was enqueued: the benchmark (not the
+     * elements) waits for the GPU to finish before reading the clock. */
+    GstCvContextGuard guard (ctx);
+    cvbench::check (cudaDeviceSynchronize (), "sync");
+  }
   auto t1 = std::chrono::steady_clock::now ();
   guint64 up1 = 0, down1 = 0;
   gst_cv_transfer_counts (&up1, &down1);

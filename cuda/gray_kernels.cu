@@ -1,8 +1,7 @@
 /* cudavision — RGB family to GRAY8 kernels.
  *
- * Memory bound: each thread converts 16 pixels, reading them with 16-byte
- * loads (4 for RGBA, 3 for RGB) and writing one 16-byte word. Row tails
- * shorter than 16 pixels, and buffers whose pitch forbids vector access,
+ * Memory bound; see rgb_to_gray_kernel for the access pattern. Row tails
+ * narrower than 4 pixels, and buffers whose pitch forbids vector access,
  * take the scalar path. */
 #include "gray.h"
 #include "gray_weights.h"
@@ -11,71 +10,74 @@
 namespace cudavision {
 namespace {
 
-/* Byte k of the CH words w[]: selects instead of a run-time array index,
- * which would move w[] to local memory. */
-template <int CH>
-__device__ __forceinline__ uint32_t
-byte_at (const uint32_t (&w)[CH], int k)
-{
-  uint32_t word = w[0];
-#pragma unroll
-  for (int i = 1; i < CH; i++)
-    word = (k >> 2) == i ? w[i] : word;
-  return (word >> (8 * (k & 3))) & 0xffu;
-}
+/* Each thread converts 4 pixels in each of kRowsPerThread rows: one
+ * 16-byte load (RGBA family) or three 4-byte loads (RGB) per row, all rows
+ * loaded before any is converted so several loads are in flight, and
+ * every load and store instruction is contiguous across the warp. The
+ * channel offsets are template parameters, so each channel is a single
+ * byte extract: with run-time offsets the selects cost as much time as the
+ * memory traffic (55% of copy bandwidth on an H100). */
+constexpr int kPixelsPerThread = 4;
+constexpr int kRowsPerThread = 4;
 
-/* Pixels per thread: 16 keeps four 16-byte loads (RGBA) in flight per
- * thread and writes one 16-byte word, which is what it takes to approach
- * copy bandwidth on HBM GPUs (4 pixels per thread reached 55% on an H100). */
-constexpr int kPixelsPerThread = 16;
-
-/* Converts 4 pixels held in CH words (4*CH bytes) to 4 grey bytes. */
-template <int CH>
+template <int CH, int RO, int GO, int BO>
 __device__ __forceinline__ uint32_t
-gray4 (const uint32_t (&w)[CH], int ro, int go, int bo)
+gray4 (const uint32_t (&w)[CH])
 {
   uint32_t out = 0;
 #pragma unroll
   for (int p = 0; p < 4; p++) {
-    const int base = p * CH;
-    out |= (uint32_t) rgb_to_gray_u8 (byte_at<CH> (w, base + ro), byte_at<CH> (w, base + go),
-               byte_at<CH> (w, base + bo)) << (8 * p);
+    const int r = p * CH + RO, g = p * CH + GO, b = p * CH + BO;
+    out |= (uint32_t) rgb_to_gray_u8 ((w[r / 4] >> (8 * (r % 4))) & 0xffu, (w[g / 4] >> (8 * (g % 4))) & 0xffu,
+               (w[b / 4] >> (8 * (b % 4))) & 0xffu) << (8 * p);
   }
   return out;
 }
 
-template <int CH, bool VEC>
+template <int CH, int RO, int GO, int BO, bool VEC>
 __global__ void
 rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *__restrict__ dst,
-    size_t dst_pitch, int width, int height, int ro, int go, int bo)
+    size_t dst_pitch, int width, int height)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kPixelsPerThread;
   if (x0 >= width)
     return;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < height; y += gridDim.y * blockDim.y) {
-    const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
-    uint8_t *d = dst + y * dst_pitch + x0;
-    if (VEC && x0 + kPixelsPerThread <= width) {
-      /* 16 pixels = CH 16-byte vectors; all loads issue before any use. */
-      uint4 v[CH];
+  const bool full = VEC && x0 + kPixelsPerThread <= width;
+  const int row_step = gridDim.y * blockDim.y;
+  for (int y0 = blockIdx.y * blockDim.y + threadIdx.y; y0 < height; y0 += row_step * kRowsPerThread) {
+    if (full) {
+      uint32_t w[kRowsPerThread][CH];
 #pragma unroll
-      for (int i = 0; i < CH; i++)
-        v[i] = __ldg (reinterpret_cast<const uint4 *> (s) + i);
-      const uint32_t *words = reinterpret_cast<const uint32_t *> (v);
-      uint32_t o[4];
+      for (int r = 0; r < kRowsPerThread; r++) {
+        const int y = y0 + r * row_step;
+        if (y < height) {
+          const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
+          if constexpr (CH == 4) {
+            const uint4 v = __ldg (reinterpret_cast<const uint4 *> (s));
+            w[r][0] = v.x; w[r][1] = v.y; w[r][2] = v.z; w[r][3] = v.w;
+          } else {
 #pragma unroll
-      for (int q = 0; q < 4; q++) {
-        uint32_t w[CH];
-#pragma unroll
-        for (int i = 0; i < CH; i++)
-          w[i] = words[q * CH + i];
-        o[q] = gray4<CH> (w, ro, go, bo);
+            for (int i = 0; i < CH; i++)
+              w[r][i] = __ldg (reinterpret_cast<const uint32_t *> (s) + i);
+          }
+        }
       }
-      *reinterpret_cast<uint4 *> (d) = make_uint4 (o[0], o[1], o[2], o[3]);
+#pragma unroll
+      for (int r = 0; r < kRowsPerThread; r++) {
+        const int y = y0 + r * row_step;
+        if (y < height)
+          *reinterpret_cast<uint32_t *> (dst + y * dst_pitch + x0) = gray4<CH, RO, GO, BO> (w[r]);
+      }
     } else {
       const int n = min (kPixelsPerThread, width - x0);
-      for (int p = 0; p < n; p++)
-        d[p] = rgb_to_gray_u8 (s[p * CH + ro], s[p * CH + go], s[p * CH + bo]);
+      for (int r = 0; r < kRowsPerThread; r++) {
+        const int y = y0 + r * row_step;
+        if (y >= height)
+          break;
+        const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
+        for (int p = 0; p < n; p++)
+          dst[y * dst_pitch + x0 + p] = rgb_to_gray_u8 (s[p * CH + RO], s[p * CH + GO], s[p * CH + BO]);
+      }
     }
   }
 }
@@ -88,6 +90,7 @@ make_traits (const char *name)
   t.static_block = { 32, 8 };
   t.two_d = true;
   t.items_per_thread_x = kPixelsPerThread;
+  t.items_per_thread_y = kRowsPerThread;
   return t;
 }
 
@@ -97,18 +100,18 @@ aligned (const void *p, size_t pitch, size_t a)
   return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
 }
 
-template <int CH>
+template <int CH, int RO, int GO, int BO>
 CudaStatus
-launch (ConstImage8 src, const PackedRgbLayout & l, Image8 dst, const LaunchPolicy & policy,
-    cudaStream_t stream, const KernelTraits & traits)
+launch (ConstImage8 src, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream, const KernelTraits & traits)
 {
-  /* Vector loads and stores need 16-byte aligned rows; our own frames
-   * always have them (256-byte pitch), other memory may not. */
-  const bool vec = aligned (src.data, src.pitch, 16) && aligned (dst.data, dst.pitch, 16);
-  auto kernel = vec ? rgb_to_gray_kernel<CH, true> : rgb_to_gray_kernel<CH, false>;
+  /* Vector loads need 16-byte (RGBA) or 4-byte (RGB) aligned rows and the
+   * 4-byte stores 4-byte aligned rows; our own frames (256-byte pitch)
+   * always have them, other memory may not. */
+  const bool vec = aligned (src.data, src.pitch, CH == 4 ? 16 : 4) && aligned (dst.data, dst.pitch, 4);
+  auto kernel = vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true> : rgb_to_gray_kernel<CH, RO, GO, BO, false>;
   const LaunchConfig c = policy.choose (traits, cached_resources (kernel), src.width, src.height);
-  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch,
-      src.width, src.height, l.r, l.g, l.b);
+  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch, src.width,
+      src.height);
   CV_CUDA_TRY_LAUNCH ("rgb_to_gray_kernel");
   return {};
 }
@@ -136,9 +139,16 @@ rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy &
   if (src.width <= 0 || src.height <= 0)
     return {};
   const PackedRgbLayout l = packed_rgb_layout (layout);
-  if (l.channels == 4)
-    return launch<4> (src, l, dst, policy, stream, gray_packed4_traits ());
-  return launch<3> (src, l, dst, policy, stream, gray_packed3_traits ());
+  const KernelTraits & t4 = gray_packed4_traits ();
+  if (l.channels == 3)
+    return l.r == 0 ? launch<3, 0, 1, 2> (src, dst, policy, stream, gray_packed3_traits ())
+                    : launch<3, 2, 1, 0> (src, dst, policy, stream, gray_packed3_traits ());
+  switch (l.r) {
+    case 0: return launch<4, 0, 1, 2> (src, dst, policy, stream, t4);  /* RGBA, RGBx */
+    case 2: return launch<4, 2, 1, 0> (src, dst, policy, stream, t4);  /* BGRA, BGRx */
+    case 1: return launch<4, 1, 2, 3> (src, dst, policy, stream, t4);  /* ARGB, xRGB */
+    default: return launch<4, 3, 2, 1> (src, dst, policy, stream, t4); /* ABGR, xBGR */
+  }
 }
 
 CudaStatus

@@ -16,7 +16,7 @@ namespace cvtest {
 std::vector<std::string> test_images ();
 std::string data_path (const std::string & name);
 
-/* An image as 8-bit RGB (cv::imread gives BGR; converted). */
+/* An image as 8-bit RGB, decoded by GStreamer (pngdec / jpegdec). */
 cv::Mat load_rgb (const std::string & path);
 /* Random RGB frame of any size, seeded. */
 cv::Mat random_rgb (int width, int height, uint64_t seed);

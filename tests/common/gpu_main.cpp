@@ -3,6 +3,9 @@
 #include "test_util.h"
 
 #include "../../cuda/device_info.h"
+#include "gstcvcontext.h"
+
+#include <gst/cuda/gstcudautils.h>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +19,18 @@ main (int argc, char **argv)
     return 77;
   }
   cvtest::init_gstreamer (&argc, &argv);
+  /* One CUDA context for every element of the tests, shared the way
+   * applications share it (GStreamer's context mechanism). */
+  GstCudaContext *cuda = gst_cv_cuda_available () ? gst_cuda_context_new (0) : nullptr;
+  if (cuda) {
+    GstContext *ctx = gst_context_new_cuda_context (cuda);
+    cvtest::set_shared_context (ctx);
+    gst_context_unref (ctx);
+  }
   ::testing::InitGoogleTest (&argc, argv);
-  return RUN_ALL_TESTS ();
+  const int rc = RUN_ALL_TESTS ();
+  cvtest::set_shared_context (nullptr);
+  if (cuda)
+    gst_object_unref (cuda);
+  return rc;
 }

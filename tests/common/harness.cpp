@@ -5,7 +5,13 @@ namespace cvtest {
 GstBuffer *
 run_harness (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
 {
-  GstHarness *h = gst_harness_new_parse (element.c_str ());
+  GstElement *e = gst_parse_launch (element.c_str (), nullptr);
+  if (!e)
+    return nullptr;
+  if (shared_context ())
+    gst_element_set_context (e, shared_context ());
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
   gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
   GstBuffer *out = gst_harness_push_and_pull (h, in);
   gst_harness_teardown (h);

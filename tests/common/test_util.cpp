@@ -232,6 +232,8 @@ run_pipeline (const std::string & description, int timeout_s)
     return r;
   }
   g_clear_error (&err);
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
   GstBus *bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   const gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
@@ -277,6 +279,22 @@ run_pipeline (const std::string & description, int timeout_s)
   return r;
 }
 
+static GstContext *the_shared_context = nullptr;
+
+void
+set_shared_context (GstContext * context)
+{
+  if (the_shared_context)
+    gst_context_unref (the_shared_context);
+  the_shared_context = context ? gst_context_ref (context) : nullptr;
+}
+
+GstContext *
+shared_context ()
+{
+  return the_shared_context;
+}
+
 void
 init_gstreamer (int *argc, char ***argv)
 {
@@ -298,6 +316,8 @@ pull_all (const std::string & description, int timeout_s)
   GstElement *pipe = gst_parse_launch (description.c_str (), nullptr);
   if (!pipe)
     return frames;
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   while (true) {

@@ -58,6 +58,13 @@ BusResult run_pipeline (const std::string & description, int timeout_s = 60);
 /* Elements of the test process: cudavision is registered statically. */
 void init_gstreamer (int *argc, char ***argv);
 
+/* A GstContext (gst.cuda.context) that run_harness, run_pipeline and
+ * pull_all give every element they start, as an application sharing one
+ * CUDA context would: GPU tests set it once (creating a context per
+ * element costs ~150 ms). nullptr: each element makes its own. */
+void set_shared_context (GstContext * context);
+GstContext *shared_context ();
+
 }  // namespace cvtest
 
 namespace cvtest {

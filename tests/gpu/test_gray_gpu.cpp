@@ -6,6 +6,7 @@
 #include "../../cuda/launch_policy.h"
 #include "../../cuda/tuning_table.h"
 #include "../../cuda/device_info.h"
+#include "gstcvbufferpool.h"
 #include "gstcvmemory.h"
 
 #include <gst/app/gstappsink.h>
@@ -195,4 +196,51 @@ TEST (GrayGpu, CudaMemoryInputFromCudaupload)
   ASSERT_EQ (cpu.size (), 3u);
   for (size_t i = 0; i < gpu.size (); i++)
     EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0);
+}
+
+/* An application (or a system-memory producer given our pool) writes a
+ * device frame on the host: the element must see those pixels, uploaded
+ * once before its kernel reads them. */
+TEST (GrayGpu, HostWrittenDeviceFramesAreUploaded)
+{
+  GstCudaContext *cuda = nullptr;
+  ASSERT_NE (shared_context (), nullptr);
+  gst_structure_get (gst_context_get_structure (shared_context ()), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT,
+      &cuda, nullptr);
+  ASSERT_NE (cuda, nullptr);
+
+  const cv::Mat rgb = load_rgb (data_path ("building.jpg"));
+  const std::string in_caps = caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  GstBufferPool *pool = gst_cv_buffer_pool_new (cuda);
+  GstCaps *caps = gst_caps_from_string (in_caps.c_str ());
+  GstStructure *cfg = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (cfg, caps, 0, 0, 0);
+  ASSERT_TRUE (gst_buffer_pool_set_config (pool, cfg));
+  ASSERT_TRUE (gst_buffer_pool_set_active (pool, TRUE));
+  GstBuffer *dev = nullptr;
+  ASSERT_EQ (gst_buffer_pool_acquire_buffer (pool, &dev, nullptr), GST_FLOW_OK);
+
+  GstVideoInfo info;
+  gst_video_info_from_caps (&info, caps);
+  GstBuffer *sys = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_RGBA);
+  GstVideoFrame from, to;
+  ASSERT_TRUE (gst_video_frame_map (&from, &info, sys, GST_MAP_READ));
+  ASSERT_TRUE (gst_video_frame_map (&to, &info, dev, GST_MAP_WRITE));  /* host map of device memory */
+  gst_video_frame_copy (&to, &from);
+  gst_video_frame_unmap (&to);
+  gst_video_frame_unmap (&from);
+  gst_buffer_unref (sys);
+
+  gst_cv_transfer_counts_reset ();
+  cv::Mat out = run_harness_mat ("cudagray backend=cuda", in_caps,
+      caps_string (GST_VIDEO_FORMAT_GRAY8, rgb.cols, rgb.rows), dev);
+  guint64 up = 0, down = 0;
+  gst_cv_transfer_counts (&up, &down);
+  EXPECT_EQ (compare (out, expected_gray (rgb, GST_VIDEO_FORMAT_RGBA)).differing, 0);
+  EXPECT_EQ (up, 1u);    /* the host-written frame */
+  EXPECT_EQ (down, 1u);  /* the system-memory output edge */
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  gst_object_unref (cuda);
 }

@@ -1,5 +1,8 @@
 #include "device_info.h"
 
+#include <map>
+#include <mutex>
+
 namespace cudavision {
 
 int
@@ -48,6 +51,22 @@ query_kernel_resources (const void *kernel, KernelResources * out)
   out->static_smem_bytes = a.sharedSizeBytes;
   out->max_threads_per_block = a.maxThreadsPerBlock;
   return {};
+}
+
+const KernelResources &
+cached_kernel_resources (const void *kernel)
+{
+  static std::mutex lock;
+  static std::map<const void *, KernelResources> cache;
+  std::lock_guard<std::mutex> g (lock);
+  auto it = cache.find (kernel);
+  if (it == cache.end ()) {
+    KernelResources r;
+    if (!query_kernel_resources (kernel, &r).ok ())
+      cudaGetLastError ();
+    it = cache.emplace (kernel, r).first;
+  }
+  return it->second;
 }
 
 }  // namespace cudavision

@@ -17,4 +17,10 @@ CudaStatus query_current_device (DeviceDescription * out);
 /* A kernel's registers and shared memory, for the model. */
 CudaStatus query_kernel_resources (const void *kernel, KernelResources * out);
 
+/* The same, queried once per kernel (keyed by the kernel's address, so
+ * every template instance has its own entry) and kept for the process:
+ * launches ask for it every frame and cudaFuncGetAttributes is not free.
+ * On error the defaults are returned; the launch reports real errors. */
+const KernelResources & cached_kernel_resources (const void *kernel);
+
 }  // namespace cudavision

@@ -6,23 +6,15 @@
 
 #include <cuda_runtime.h>
 
-#include <mutex>
 
 namespace cudavision {
 
-/* Registers and shared memory of a kernel, queried once per process: the
- * model needs them, and cudaFuncGetAttributes is not free. */
+/* Registers and shared memory of a kernel (cached per kernel address). */
 template <typename Kernel>
 const KernelResources &
 cached_resources (Kernel kernel)
 {
-  static std::once_flag once;
-  static KernelResources res;
-  std::call_once (once, [&] {
-    if (!query_kernel_resources ((const void *) kernel, &res).ok ())
-      cudaGetLastError ();  /* keep the defaults; the launch reports real errors */
-  });
-  return res;
+  return cached_kernel_resources ((const void *) kernel);
 }
 
 inline dim3

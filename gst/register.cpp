@@ -2,13 +2,17 @@
  * the tests, which register the plugin statically. */
 #include "plugin.h"
 
+#include "gstcudablur.h"
 #include "gstcudagray.h"
+#include "gstcudaotsu.h"
 
 gboolean
 cudavision_plugin_init (GstPlugin * plugin)
 {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER (cudagray, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudablur, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudaotsu, plugin);
   return ok;
 }
 

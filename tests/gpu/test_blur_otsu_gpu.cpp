@@ -1,0 +1,500 @@
+/* cudablur and cudaotsu on the GPU: against OpenCV for every bundled image,
+ * sizes from 1x1 to 3840x2160 and every block-sizing mode (the pixels must
+ * not depend on the launch shape); the cuda/ API directly for the fused
+ * and two-pass blurs (identical, every radius class, aligned and unaligned
+ * buffers) and for both Otsu search paths; device chains.
+ * Skips (exit 77) without a CUDA device. */
+#include "../common/harness.h"
+
+#include "../../cuda/blur.h"
+#include "../../cuda/cuda_raii.h"
+#include "../../cuda/device_info.h"
+#include "../../cuda/launch_policy.h"
+#include "../../cuda/otsu.h"
+#include "../../cuda/tuning_table.h"
+#include "gstcvmemory.h"
+#include "gstcvotsumeta.h"
+
+#include <gst/app/gstappsink.h>
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace cvtest;
+
+static const char *kModes[] = {
+  "block-sizing=static",
+  "block-sizing=static block-size=64x2",
+  "block-sizing=static block-size=1024",
+  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
+  "block-sizing=model",
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static cv::Mat
+to_gray (const cv::Mat & rgb)
+{
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+static cv::Mat
+to_rgba (const cv::Mat & rgb, uint64_t seed)
+{
+  cv::Mat noise (rgb.rows, rgb.cols, CV_8UC1), out (rgb.rows, rgb.cols, CV_8UC4);
+  cv::RNG rng (seed);
+  rng.fill (noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat src[] = { rgb, noise };
+  const int from_to[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+  cv::mixChannels (src, 2, &out, 1, from_to, 4);
+  return out;
+}
+
+static cv::Mat
+random_mat (int w, int h, int type, uint64_t seed)
+{
+  cv::Mat m (h, w, type);
+  cv::RNG rng (seed);
+  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
+  return m;
+}
+
+static std::string
+size_str (const cv::Mat & m)
+{
+  return std::to_string (m.cols) + "x" + std::to_string (m.rows) + "x" + std::to_string (m.channels ());
+}
+
+static cv::Mat
+through (const std::string & element, const cv::Mat & in, const char *out_feature = nullptr)
+{
+  const GstVideoFormat f = in.channels () == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA;
+  return run_harness_mat (element, caps_string (f, in.cols, in.rows),
+      caps_string (f, in.cols, in.rows, out_feature), mat_to_buffer (in, f));
+}
+
+struct BlurCase {
+  double sigma;
+  int ksize;
+  double sigma_y;
+};
+
+static const BlurCase kBlurCases[] = { { 1.5, 0, 0 }, { 0.8, 3, 0 }, { 1.0, 7, 3.0 }, { 3.0, 31, 0.6 } };
+
+static std::string
+blur_element (const BlurCase & c, const char *mode)
+{
+  char buf[256];
+  std::snprintf (buf, sizeof (buf), "cudablur backend=cuda sigma=%.17g kernel-size=%d sigma-y=%.17g %s", c.sigma,
+      c.ksize, c.sigma_y, mode);
+  return buf;
+}
+
+static cv::Mat
+opencv_blur (const cv::Mat & in, int kx, int ky, double sx, double sy)
+{
+  cv::Mat out;
+  cv::GaussianBlur (in, out, cv::Size (kx, ky), sx, sy, cv::BORDER_REFLECT_101);
+  return out;
+}
+
+static void
+check_blur (const std::string & element, const cv::Mat & in, const BlurCase & c, const std::string & what)
+{
+  const cv::Mat out = through (element, in);
+  ASSERT_FALSE (out.empty ()) << what << " " << element;
+  const Diff d = compare (out, opencv_blur (in, c.ksize, c.ksize, c.sigma, c.sigma_y));
+  /* The target is max |diff| <= 1; the kernels are designed bit-exact. */
+  EXPECT_LE (d.max_abs, 1) << what << " " << size_str (in) << " " << element;
+  EXPECT_EQ (d.differing, 0) << what << " " << size_str (in) << " " << element << " max " << d.max_abs;
+}
+
+/* Device images for the cuda/ API. */
+struct DevImage {
+  uint8_t *base = nullptr;
+  uint8_t *data = nullptr;
+  size_t pitch = 0;
+  int w = 0, h = 0, c = 1;
+
+  /* offset > 0 misaligns rows (pitch odd too), forcing the scalar paths. */
+  DevImage (int w_, int h_, int c_, int offset = 0) : w (w_), h (h_), c (c_) {
+    if (offset == 0) {
+      EXPECT_EQ (cudaMallocPitch ((void **) &base, &pitch, (size_t) w * c, h), cudaSuccess);
+      data = base;
+    } else {
+      pitch = (size_t) w * c + 3;
+      EXPECT_EQ (cudaMalloc ((void **) &base, pitch * h + offset), cudaSuccess);
+      data = base + offset;
+    }
+  }
+  ~DevImage () { cudaFree (base); }
+  DevImage (const DevImage &) = delete;
+  DevImage & operator= (const DevImage &) = delete;
+
+  void upload (const cv::Mat & m) {
+    ASSERT_EQ (cudaMemcpy2D (data, pitch, m.data, m.step, (size_t) w * c, h, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  cv::Mat download () const {
+    cv::Mat m (h, w, CV_8UC (c));
+    EXPECT_EQ (cudaMemcpy2D (m.data, m.step, data, pitch, (size_t) w * c, h, cudaMemcpyDeviceToHost), cudaSuccess);
+    return m;
+  }
+  cudavision::ConstImage8 cview () const { return { data, pitch, w, h }; }
+  cudavision::Image8 view () { return { data, pitch, w, h }; }
+};
+
+struct NamedPolicy {
+  std::string name;
+  std::unique_ptr<cudavision::LaunchPolicy> policy;
+};
+
+/* Every mode, and static shapes that stress the tiling: one 1024-wide
+ * row, narrow and odd widths. */
+static std::vector<NamedPolicy>
+policies ()
+{
+  cudavision::DeviceDescription dev;
+  EXPECT_TRUE (cudavision::query_current_device (&dev).ok ());
+  using cudavision::BlockSizing;
+  using cudavision::LaunchPolicy;
+  std::vector<NamedPolicy> out;
+  out.push_back ({ "static", std::make_unique<LaunchPolicy> (dev, BlockSizing::Static) });
+  for (auto s : { cudavision::BlockShape { 1024, 1 }, cudavision::BlockShape { 64, 2 },
+           cudavision::BlockShape { 7, 3 }, cudavision::BlockShape { 32, 32 } })
+    out.push_back ({ "static " + s.str (), std::make_unique<LaunchPolicy> (dev, BlockSizing::Static, s) });
+  out.push_back ({ "empirical-table (empty)", std::make_unique<LaunchPolicy> (dev, BlockSizing::EmpiricalTable,
+                                                  cudavision::BlockShape {},
+                                                  std::make_shared<cudavision::TuningTable> ()) });
+  out.push_back ({ "model", std::make_unique<LaunchPolicy> (dev, BlockSizing::Model) });
+  return out;
+}
+
+/* ------------------------------------------------------------ blur */
+
+/* Every mode with the default and the largest kernel; the other cases in
+ * the static mode (the cuda/ API test below covers every radius class with
+ * every mode). */
+static void
+check_blur_modes (const cv::Mat & in, const std::string & what)
+{
+  for (size_t i = 0; i < sizeof (kBlurCases) / sizeof (kBlurCases[0]); i++) {
+    const BlurCase & c = kBlurCases[i];
+    const bool all_modes = i == 0 || i == 3;
+    for (const char *mode : kModes) {
+      check_blur (blur_element (c, mode), in, c, what);
+      if (!all_modes)
+        break;
+    }
+  }
+}
+
+TEST (BlurGpu, BundledImagesEveryMode)
+{
+  for (const auto & path : test_images ()) {
+    const cv::Mat rgb = load_rgb (path);
+    check_blur_modes (to_gray (rgb), path);
+    check_blur_modes (to_rgba (rgb, 5), path);
+  }
+}
+
+TEST (BlurGpu, SizesFrom1x1To4K)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 641, 479 }, { 1920, 1080 }, { 3840, 2160 } };
+  for (const auto & s : sizes)
+    for (int type : { CV_8UC1, CV_8UC4 })
+      check_blur_modes (random_mat (s[0], s[1], type, s[0] * 17 + s[1] + type), "random");
+}
+
+/* Device frames out: the element's output stays on the GPU until mapped. */
+TEST (BlurGpu, DeviceMemoryOut)
+{
+  const cv::Mat in = to_rgba (load_rgb (data_path ("astronaut.png")), 1);
+  const cv::Mat out = through ("cudablur backend=cuda sigma=2", in, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  ASSERT_FALSE (out.empty ());
+  EXPECT_EQ (compare (out, opencv_blur (in, 13, 13, 2, 2)).differing, 0);
+}
+
+/* The two implementations give the same pixels, and OpenCV's, for every
+ * radius class, channel count, launch shape and alignment. */
+TEST (BlurGpu, FusedAndTwoPassIdenticalEveryRadius)
+{
+  const auto pols = policies ();
+  cudavision::Stream stream;
+  ASSERT_TRUE (stream.create ().ok ());
+  cudavision::DeviceBuffer scratch;
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 37, 23 }, { 641, 479 }, { 1920, 1080 } };
+  int runs = 0;
+  for (const auto & s : sizes) {
+    for (int c : { 1, 4 }) {
+      const cv::Mat in = random_mat (s[0], s[1], CV_8UC (c), s[0] + 7 * s[1] + c);
+      for (int offset : { 0, 1 }) {
+        DevImage src (s[0], s[1], c, offset), fused (s[0], s[1], c, offset), two (s[0], s[1], c);
+        src.upload (in);
+        for (int k = 1; k <= 31; k += 2) {
+          const int ky = k == 1 ? 3 : (k % 4 == 1 ? k : k - 2);  /* different vertical sizes too */
+          const double sx = 0.3 + 0.2 * k, sy = 0.25 + 0.15 * ky;
+          const cudavision::BlurTaps taps = cudavision::make_blur_taps (k, ky, sx, sy);
+          const cv::Mat expected = opencv_blur (in, k, ky, sx, sy);
+          for (const auto & p : pols) {
+            /* every policy on the small sizes; two on the large ones */
+            if (s[0] >= 641 && p.name != "static" && p.name != "model")
+              continue;
+            const std::string what = size_str (in) + " k " + std::to_string (k) + "x" + std::to_string (ky) + " " +
+                p.name + (offset ? " unaligned" : "");
+            ASSERT_TRUE (cudavision::gaussian_blur (src.cview (), fused.view (), c, taps, *p.policy, stream.get (),
+                nullptr, cudavision::BlurVariant::Fused).ok ()) << what;
+            ASSERT_TRUE (cudavision::gaussian_blur (src.cview (), two.view (), c, taps, *p.policy, stream.get (),
+                &scratch, cudavision::BlurVariant::TwoPass).ok ()) << what;
+            ASSERT_TRUE (stream.synchronize ().ok ()) << what;
+            const cv::Mat a = fused.download (), b = two.download ();
+            EXPECT_EQ (compare (a, b).differing, 0) << what << ": fused and two-pass differ";
+            const Diff d = compare (a, expected);
+            EXPECT_LE (d.max_abs, 1) << what;
+            EXPECT_EQ (d.differing, 0) << what << " max " << d.max_abs;
+            runs++;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT (runs, 1000);
+  EXPECT_EQ (cudaGetLastError (), cudaSuccess);
+}
+
+/* Our chain on device frames equals the same chain on the CPU backend. */
+TEST (BlurGpu, DeviceChainEqualsCpuChain)
+{
+  const std::string src = "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=RGBA,width=643,height=481 ! ";
+  const std::string tail = " ! video/x-raw,format=GRAY8 ! appsink name=out sync=false";
+  auto gpu = pull_all (src + "cudagray backend=cuda ! cudablur backend=cuda sigma=2.2 ! cudaotsu backend=cuda" + tail);
+  auto cpu = pull_all (src + "cudagray backend=cpu ! cudablur backend=cpu sigma=2.2 ! cudaotsu backend=cpu" + tail);
+  ASSERT_EQ (gpu.size (), 4u);
+  ASSERT_EQ (cpu.size (), 4u);
+  for (size_t i = 0; i < gpu.size (); i++)
+    EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0) << "frame " << i;
+}
+
+/* ------------------------------------------------------------ otsu */
+
+static int
+opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert)
+{
+  return (int) cv::threshold (in, out, 0, 255, (invert ? cv::THRESH_BINARY_INV : cv::THRESH_BINARY) | cv::THRESH_OTSU);
+}
+
+static cv::Mat
+otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold, const char *out_feature = nullptr)
+{
+  const std::string in_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
+  const std::string out_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows, out_feature);
+  /* the meta is opt-in in binarize mode: ask for it unless the test says */
+  const std::string e = element.find ("attach-meta") == std::string::npos ? element + " attach-meta=true" : element;
+  GstBuffer *out = run_harness (e, in_caps, out_caps, mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8));
+  if (!out)
+    return cv::Mat ();
+  GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
+  *meta_threshold = m ? m->threshold : -1;
+  GstCaps *c = gst_caps_from_string (out_caps.c_str ());
+  cv::Mat mat = buffer_to_mat (out, c);
+  gst_caps_unref (c);
+  gst_buffer_unref (out);
+  return mat;
+}
+
+static void
+check_otsu (const std::string & mode, const cv::Mat & in, const std::string & what)
+{
+  for (bool invert : { false, true }) {
+    cv::Mat expected;
+    const int t = opencv_otsu (in, expected, invert);
+    int meta = -2;
+    const std::string el = "cudaotsu backend=cuda " + mode + (invert ? " invert=true" : "");
+    const cv::Mat out = otsu_through (el, in, &meta);
+    ASSERT_FALSE (out.empty ()) << what << " " << el;
+    EXPECT_EQ (compare (out, expected).differing, 0) << what << " " << el << " threshold " << t;
+    EXPECT_EQ (meta, t) << what << " " << el;
+  }
+  cv::Mat unused;
+  const int t = opencv_otsu (in, unused, false);
+  int meta = -2;
+  const cv::Mat out = otsu_through ("cudaotsu backend=cuda mode=threshold-only " + mode, in, &meta);
+  ASSERT_FALSE (out.empty ()) << what;
+  EXPECT_EQ (compare (out, in).differing, 0) << what << " threshold-only";
+  EXPECT_EQ (meta, t) << what << " threshold-only";
+}
+
+TEST (OtsuGpu, BundledImagesEveryMode)
+{
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = to_gray (load_rgb (path));
+    for (const char *mode : kModes)
+      check_otsu (mode, g, path);
+  }
+}
+
+TEST (OtsuGpu, SizesFrom1x1To4K)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 641, 479 }, { 1920, 1080 }, { 3840, 2160 } };
+  for (const auto & s : sizes) {
+    const cv::Mat in = random_mat (s[0], s[1], CV_8UC1, s[0] * 3 + s[1]);
+    /* a smooth, bimodal-ish frame too: random noise has a flat histogram */
+    cv::Mat smooth;
+    cv::GaussianBlur (in, smooth, cv::Size (0, 0), 5);
+    for (const char *mode : kModes)
+      check_otsu (mode, in, std::to_string (s[0]) + "x" + std::to_string (s[1]));
+    check_otsu (kModes[0], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
+    check_otsu (kModes[4], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
+  }
+  check_otsu ("", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
+}
+
+/* Several frames through one element: the device histogram is cleaned by
+ * the kernel itself, so each frame's threshold is its own. */
+TEST (OtsuGpu, ConsecutiveFramesAreIndependent)
+{
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ()) {
+    cv::Mat g = to_gray (load_rgb (path));
+    cv::resize (g, g, cv::Size (320, 240));
+    frames.push_back (g);
+  }
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, 320, 240);
+  GstHarness *h = gst_harness_new_parse ("cudaotsu backend=cuda attach-meta=true");
+  gst_harness_set_caps_str (h, caps.c_str (), caps.c_str ());
+  for (int round = 0; round < 2; round++) {
+    for (size_t i = 0; i < frames.size (); i++) {
+      GstBuffer *out = gst_harness_push_and_pull (h, mat_to_buffer (frames[i], GST_VIDEO_FORMAT_GRAY8));
+      ASSERT_NE (out, nullptr);
+      cv::Mat expected;
+      const int t = opencv_otsu (frames[i], expected, false);
+      GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
+      ASSERT_NE (m, nullptr);
+      EXPECT_EQ ((int) m->threshold, t) << "frame " << i << " round " << round;
+      GstCaps *c = gst_caps_from_string (caps.c_str ());
+      EXPECT_EQ (compare (buffer_to_mat (out, c), expected).differing, 0) << "frame " << i;
+      gst_caps_unref (c);
+      gst_buffer_unref (out);
+    }
+  }
+  gst_harness_teardown (h);
+}
+
+TEST (OtsuGpu, MessagesAndDeviceOutput)
+{
+  const cv::Mat in = to_gray (load_rgb (data_path ("coins.png")));
+  cv::Mat expected;
+  const int t = opencv_otsu (in, expected, false);
+  int meta = -2;
+  const cv::Mat out = otsu_through ("cudaotsu backend=cuda", in, &meta, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  EXPECT_EQ (compare (out, expected).differing, 0);
+  EXPECT_EQ (meta, t);
+
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
+  GstHarness *h = gst_harness_new_parse ("cudaotsu backend=cuda post-messages=true attach-meta=false");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_caps_str (h, caps.c_str (), caps.c_str ());
+  GstBuffer *buf = mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8);
+  GST_BUFFER_PTS (buf) = 2 * GST_SECOND;
+  GstBuffer *o = gst_harness_push_and_pull (h, buf);
+  ASSERT_NE (o, nullptr);
+  EXPECT_EQ (gst_buffer_get_cuda_otsu_meta (o), nullptr);
+  gst_buffer_unref (o);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  ASSERT_NE (m, nullptr);
+  guint thr = 999;
+  guint64 ts = 0;
+  EXPECT_TRUE (gst_structure_get_uint (gst_message_get_structure (m), "threshold", &thr));
+  EXPECT_TRUE (gst_structure_get_uint64 (gst_message_get_structure (m), "timestamp", &ts));
+  EXPECT_EQ ((int) thr, t);
+  EXPECT_EQ (ts, 2 * GST_SECOND);
+  gst_message_unref (m);
+  gst_element_set_bus (h->element, nullptr);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+static cv::Mat
+frame_of (const std::vector<uint32_t> & hist, int width)
+{
+  uint64_t n = 0;
+  for (uint32_t v : hist)
+    n += v;
+  const int rows = (int) ((n + width - 1) / width);
+  cv::Mat m (rows, width, CV_8UC1);
+  uint8_t *p = m.data;
+  for (int v = 0; v < 256; v++)
+    for (uint32_t i = 0; i < hist[v]; i++)
+      *p++ = (uint8_t) v;
+  while (p < m.data + m.total ())
+    *p++ = 255;
+  return m;
+}
+
+/* The cuda/ API: both search paths give OpenCV's threshold; the device
+ * takes the same path as the host model; binarize reads it on the device. */
+TEST (OtsuGpu, BothSearchPathsMatchOpenCV)
+{
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ())
+    frames.push_back (to_gray (load_rgb (path)));
+  cv::RNG rng (7);
+  for (int i = 0; i < 60; i++) {
+    std::vector<uint32_t> h (256, 0);
+    const int bins = 1 + rng.uniform (0, 10);
+    for (int b = 0; b < bins; b++)
+      h[i % 2 ? rng.uniform (0, 256) : rng.uniform (0, 32) * 8] += 1 + rng.uniform (0, 3000);
+    frames.push_back (frame_of (h, 1 + rng.uniform (0, 300)));
+  }
+  {
+    std::vector<uint32_t> h (256, 0);
+    h[2] = 1;
+    h[3] = 1;
+    h[40] = 9000000;
+    h[200] = 3000000;
+    frames.push_back (frame_of (h, 4096));  /* > 2^23 pixels: OpenCV skips bin 2 */
+  }
+  const auto pols = policies ();
+  cudavision::Stream stream;
+  ASSERT_TRUE (stream.create ().ok ());
+  cudavision::OtsuDeviceState *st = nullptr;
+  ASSERT_EQ (cudaMalloc ((void **) &st, sizeof (*st)), cudaSuccess);
+  ASSERT_TRUE (cudavision::otsu_state_init (st, stream.get ()).ok ());
+  cudavision::OtsuResult *res = nullptr;
+  ASSERT_EQ (cudaMallocHost ((void **) &res, sizeof (*res)), cudaSuccess);
+  int exact_paths = 0;
+  for (size_t i = 0; i < frames.size (); i++) {
+    const cv::Mat & f = frames[i];
+    cv::Mat expected;
+    const int t = opencv_otsu (f, expected, false);
+    std::vector<uint32_t> h (256, 0);
+    for (int y = 0; y < f.rows; y++)
+      for (int x = 0; x < f.cols; x++)
+        h[f.at<uint8_t> (y, x)]++;
+    bool host_exact = false;
+    cudavision::otsu_threshold_host (h.data (), false, &host_exact);
+    DevImage src (f.cols, f.rows, 1), dst (f.cols, f.rows, 1);
+    src.upload (f);
+    for (bool force : { false, true }) {
+      const auto & p = pols[(i + force) % pols.size ()];
+      const std::string what = "frame " + std::to_string (i) + " " + size_str (f) + (force ? " exact" : "") + " " + p.name;
+      ASSERT_TRUE (cudavision::otsu_threshold (src.cview (), st, *p.policy, stream.get (), force).ok ()) << what;
+      ASSERT_TRUE (cudavision::otsu_binarize (src.cview (), dst.view (), st, false, *p.policy, stream.get ()).ok ());
+      ASSERT_TRUE (cudavision::otsu_copy_result (st, res, stream.get ()).ok ());
+      ASSERT_TRUE (stream.synchronize ().ok ()) << what;
+      EXPECT_EQ ((int) res->threshold, t) << what;
+      EXPECT_EQ (res->used_exact != 0, force || host_exact) << what;
+      EXPECT_EQ (compare (dst.download (), expected).differing, 0) << what;
+      exact_paths += !force && res->used_exact;
+    }
+  }
+  EXPECT_GT (exact_paths, 0);
+  cudaFreeHost (res);
+  cudaFree (st);
+}

@@ -1,0 +1,551 @@
+/* cudablur and cudaotsu through GStreamer on the CPU backend (runs in CI),
+ * and the GPU algorithms' arithmetic checked against OpenCV on the CPU:
+ *  - blur: the fixed-point taps and a plain model of the kernels' integer
+ *    arithmetic (cpu::gaussian_blur_fixed_reference) are bit-exact to
+ *    cv::GaussianBlur;
+ *  - otsu: the device's search (fast path and exact recurrence, run on the
+ *    host by otsu_threshold_host) gives cv::threshold's threshold. */
+#include "../common/harness.h"
+
+#include "../../cpu/blur_cpu.h"
+#include "../../cuda/blur.h"
+#include "../../cuda/otsu.h"
+#include "gstcvotsumeta.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace cvtest;
+
+/* ------------------------------------------------------------ helpers */
+
+static cv::Mat
+to_gray (const cv::Mat & rgb)
+{
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+/* RGBA with noise in A: the blur smooths every channel, alpha included. */
+static cv::Mat
+to_rgba (const cv::Mat & rgb, uint64_t seed)
+{
+  cv::Mat noise (rgb.rows, rgb.cols, CV_8UC1), out (rgb.rows, rgb.cols, CV_8UC4);
+  cv::RNG rng (seed);
+  rng.fill (noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat src[] = { rgb, noise };
+  const int from_to[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+  cv::mixChannels (src, 2, &out, 1, from_to, 4);
+  return out;
+}
+
+static cv::Mat
+random_mat (int w, int h, int type, uint64_t seed)
+{
+  cv::Mat m (h, w, type);
+  cv::RNG rng (seed);
+  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
+  return m;
+}
+
+static std::string
+size_str (const cv::Mat & m)
+{
+  return std::to_string (m.cols) + "x" + std::to_string (m.rows) + "x" + std::to_string (m.channels ());
+}
+
+/* One frame through an element; GRAY8 for 1 channel, RGBA for 4. */
+static cv::Mat
+through (const std::string & element, const cv::Mat & in)
+{
+  const GstVideoFormat f = in.channels () == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA;
+  const std::string caps = caps_string (f, in.cols, in.rows);
+  return run_harness_mat (element, caps, caps, mat_to_buffer (in, f));
+}
+
+struct BlurCase {
+  double sigma;
+  int ksize;      /* 0: derived */
+  double sigma_y; /* 0: sigma */
+};
+
+/* The default (1.5, derived 11), small and large explicit kernels, a
+ * derived 25-tap kernel, and different vertical sigmas. */
+static const BlurCase kBlurCases[] = {
+  { 1.5, 0, 0 }, { 0.8, 3, 0 }, { 1.1, 5, 0 }, { 2.0, 9, 0 }, { 1.0, 7, 3.0 }, { 4.0, 0, 0 }, { 3.0, 31, 0.6 },
+};
+
+static std::string
+blur_element (const BlurCase & c, const char *backend = "cpu")
+{
+  char buf[160];
+  std::snprintf (buf, sizeof (buf), "cudablur backend=%s sigma=%.17g kernel-size=%d sigma-y=%.17g", backend,
+      c.sigma, c.ksize, c.sigma_y);
+  return buf;
+}
+
+static cv::Mat
+opencv_blur (const cv::Mat & in, const BlurCase & c)
+{
+  cv::Mat out;
+  cv::GaussianBlur (in, out, cv::Size (c.ksize, c.ksize), c.sigma, c.sigma_y, cv::BORDER_REFLECT_101);
+  return out;
+}
+
+/* The kernel sizes the element uses for a case (OpenCV's rule). */
+static void
+case_ksizes (const BlurCase & c, int *kx, int *ky, double *sy)
+{
+  *sy = c.sigma_y > 0 ? c.sigma_y : c.sigma;
+  *kx = c.ksize > 0 ? c.ksize : cudavision::gaussian_ksize_for_sigma (c.sigma);
+  *ky = c.ksize > 0 ? c.ksize : cudavision::gaussian_ksize_for_sigma (*sy);
+}
+
+static cv::Mat
+model_blur (const cv::Mat & in, int kx, int ky, double sx, double sy)
+{
+  std::vector<uint16_t> tx (kx), ty (ky);
+  cudavision::gaussian_taps_fixed (kx, sx, tx.data ());
+  cudavision::gaussian_taps_fixed (ky, sy, ty.data ());
+  cv::Mat out (in.size (), in.type ());
+  cudavision::cpu::gaussian_blur_fixed_reference ({ in.data, in.step, in.cols, in.rows },
+      { out.data, out.step, out.cols, out.rows }, in.channels (), tx.data (), kx, ty.data (), ky);
+  return out;
+}
+
+/* ------------------------------------------------------------ blur */
+
+TEST (BlurCpu, BundledImagesMatchOpenCV)
+{
+  const auto images = test_images ();
+  ASSERT_GE (images.size (), 10u);
+  for (const auto & path : images) {
+    const cv::Mat rgb = load_rgb (path);
+    for (const cv::Mat & in : { to_gray (rgb), to_rgba (rgb, 7) }) {
+      for (const BlurCase & c : kBlurCases) {
+        const cv::Mat out = through (blur_element (c), in);
+        ASSERT_FALSE (out.empty ()) << path << " " << blur_element (c);
+        const Diff d = compare (out, opencv_blur (in, c));
+        EXPECT_EQ (d.differing, 0) << path << " " << size_str (in) << " " << blur_element (c) << " max " << d.max_abs;
+      }
+    }
+  }
+}
+
+TEST (BlurCpu, OddAndTinySizes)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 2, 3 }, { 1, 7 }, { 7, 1 }, { 641, 479 } };
+  for (const auto & s : sizes) {
+    for (int type : { CV_8UC1, CV_8UC4 }) {
+      const cv::Mat in = random_mat (s[0], s[1], type, s[0] * 1000 + s[1] + type);
+      for (const BlurCase & c : kBlurCases) {
+        const cv::Mat out = through (blur_element (c), in);
+        ASSERT_FALSE (out.empty ()) << size_str (in);
+        EXPECT_EQ (compare (out, opencv_blur (in, c)).differing, 0) << size_str (in) << " " << blur_element (c);
+      }
+    }
+  }
+}
+
+/* The test can fail: another sigma gives another image. */
+TEST (BlurCpu, SigmaMatters)
+{
+  const cv::Mat in = to_gray (load_rgb (data_path ("camera.png")));
+  const cv::Mat out = through ("cudablur backend=cpu", in);
+  ASSERT_FALSE (out.empty ());
+  EXPECT_EQ (compare (out, opencv_blur (in, { 1.5, 0, 0 })).differing, 0);
+  EXPECT_GT (compare (out, opencv_blur (in, { 1.6, 0, 0 })).differing, 1000);
+  /* (9 taps would not do: sigma 1.5's outer taps of 11 round to 0) */
+  EXPECT_GT (compare (out, opencv_blur (in, { 1.5, 5, 0 })).differing, 1000);
+}
+
+/* The taps the GPU uses are OpenCV's: an impulse of 255 through a 1-row
+ * (1-column) image gives (tap * 255 + 128) >> 8 around it, which is the
+ * tap itself up to 128; the centre follows from the sum of 256. */
+TEST (BlurCpu, FixedPointTapsAreOpenCVs)
+{
+  const double sigmas[] = { 0.05, 0.3, 0.5, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.3, 4.0, 5.0, 7.0, 10.0, 50.0 };
+  int checked = 0;
+  for (int k = 3; k <= cudavision::kBlurMaxKsize; k += 2) {
+    for (double sigma : sigmas) {
+      std::vector<uint16_t> taps (k);
+      cudavision::gaussian_taps_fixed (k, sigma, taps.data ());
+      int sum = 0;
+      for (int t : taps)
+        sum += t;
+      ASSERT_EQ (sum, 256) << k << " " << sigma;
+      for (bool vertical : { false, true }) {
+        cv::Mat impulse = cv::Mat::zeros (vertical ? 64 : 1, vertical ? 1 : 64, CV_8UC1);
+        impulse.at<uint8_t> (32) = 255;
+        cv::Mat out;
+        cv::GaussianBlur (impulse, out, vertical ? cv::Size (1, k) : cv::Size (k, 1), sigma, sigma,
+            cv::BORDER_REFLECT_101);
+        for (int x = 0; x < 64; x++) {
+          const int j = 32 - x + k / 2;
+          const int t = j >= 0 && j < k ? taps[j] : 0;
+          ASSERT_EQ ((int) out.at<uint8_t> (x), (t * 255 + 128) >> 8)
+              << "ksize " << k << " sigma " << sigma << " at " << x - 32 << (vertical ? " (vertical)" : "");
+        }
+      }
+      checked++;
+    }
+  }
+  EXPECT_EQ (checked, 15 * 15);
+  EXPECT_EQ (cudavision::gaussian_ksize_for_sigma (1.5), 11);
+  EXPECT_EQ (cudavision::gaussian_ksize_for_sigma (4.0), 25);
+  EXPECT_EQ (cudavision::gaussian_ksize_for_sigma (0.25), 3);   /* round (2.5) = 2 (half to even), | 1 */
+  EXPECT_EQ (cudavision::gaussian_ksize_for_sigma (0.05), 1);
+}
+
+/* The kernels' integer arithmetic, modelled plainly, is bit-exact to
+ * OpenCV: what the GPU tests then compare the GPU against. */
+TEST (BlurCpu, GpuArithmeticModelIsBitExact)
+{
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ()) {
+    const cv::Mat rgb = load_rgb (path);
+    frames.push_back (to_gray (rgb));
+    frames.push_back (to_rgba (rgb, 3));
+  }
+  for (const BlurCase & c : kBlurCases) {
+    for (const cv::Mat & in : frames) {
+      int kx, ky;
+      double sy;
+      case_ksizes (c, &kx, &ky, &sy);
+      const Diff d = compare (model_blur (in, kx, ky, c.sigma, sy), opencv_blur (in, c));
+      EXPECT_EQ (d.differing, 0) << size_str (in) << " " << blur_element (c) << " max " << d.max_abs;
+    }
+  }
+  /* every kernel size, random and tiny frames */
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 5, 9 }, { 97, 61 } };
+  for (const auto & s : sizes) {
+    for (int type : { CV_8UC1, CV_8UC4 }) {
+      const cv::Mat in = random_mat (s[0], s[1], type, s[0] * 31 + s[1] + type);
+      for (int k = 3; k <= 31; k += 2) {
+        for (double sigma : { 0.6, 1.5, 4.5 }) {
+          const BlurCase c { sigma, k, sigma * 0.7 };
+          const Diff d = compare (model_blur (in, k, k, sigma, sigma * 0.7), opencv_blur (in, c));
+          EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k << " sigma " << sigma << " max " << d.max_abs;
+        }
+      }
+    }
+  }
+}
+
+static std::vector<std::string> log_lines;
+
+static void
+capture_log (const gchar * domain, GLogLevelFlags, const gchar * message, gpointer)
+{
+  log_lines.push_back (std::string (domain ? domain : "") + ": " + message);
+}
+
+static bool
+logged (const std::string & a, const std::string & b)
+{
+  for (const auto & l : log_lines)
+    if (l.find (a) != std::string::npos && l.find (b) != std::string::npos)
+      return true;
+  return false;
+}
+
+TEST (BlurCpu, KernelSizeValidation)
+{
+  GstElement *e = gst_element_factory_make ("cudablur", nullptr);
+  ASSERT_NE (e, nullptr);
+  gdouble sigma = 0, sigma_y = -1;
+  gint k = -1;
+  g_object_get (e, "sigma", &sigma, "sigma-y", &sigma_y, "kernel-size", &k, nullptr);
+  EXPECT_EQ (sigma, 1.5);
+  EXPECT_EQ (sigma_y, 0.0);
+  EXPECT_EQ (k, 0);
+
+  g_object_set (e, "kernel-size", 5, nullptr);
+  log_lines.clear ();
+  const GLogFunc old = g_log_set_default_handler (capture_log, nullptr);
+  for (int bad : { 4, 1, 30, 33, -1 }) {
+    g_object_set (e, "kernel-size", bad, nullptr);
+    g_object_get (e, "kernel-size", &k, nullptr);
+    EXPECT_EQ (k, 5) << bad;
+    /* a warning naming the value: ours for 4, 1 and 30, GObject's range
+     * check for 33 and -1 */
+    EXPECT_TRUE (logged ("kernel-size", "\"" + std::to_string (bad) + "\"") ||
+        logged ("kernel-size " + std::to_string (bad), "keeping 5"))
+        << bad;
+  }
+  g_log_set_default_handler (old, nullptr);
+  EXPECT_EQ (log_lines.size (), 5u);
+  g_object_set (e, "kernel-size", 31, nullptr);
+  g_object_get (e, "kernel-size", &k, nullptr);
+  EXPECT_EQ (k, 31);
+  g_object_set (e, "kernel-size", 0, nullptr);
+  g_object_get (e, "kernel-size", &k, nullptr);
+  EXPECT_EQ (k, 0);
+  gst_object_unref (e);
+}
+
+/* kernel-size=0 with a large sigma: capped at 31 taps on both backends. */
+TEST (BlurCpu, DerivedSizeIsCapped)
+{
+  const cv::Mat in = random_mat (64, 48, CV_8UC1, 9);
+  const cv::Mat out = through ("cudablur backend=cpu sigma=8", in);
+  ASSERT_FALSE (out.empty ());
+  EXPECT_EQ (compare (out, opencv_blur (in, { 8.0, 31, 0 })).differing, 0);
+}
+
+TEST (BlurCpu, PipelineWithEveryFormat)
+{
+  for (const char *f : { "GRAY8", "RGBA", "BGRA", "RGBx", "BGRx" }) {
+    BusResult r = run_pipeline (std::string ("videotestsrc num-buffers=3 ! video/x-raw,format=") + f +
+        ",width=320,height=240 ! cudablur backend=cpu sigma=2 ! fakesink");
+    EXPECT_TRUE (r.eos) << f << (r.errors.empty () ? "" : r.errors[0]);
+  }
+  BusResult r = run_pipeline ("videotestsrc num-buffers=1 ! video/x-raw,format=I420 ! cudablur backend=cpu ! fakesink");
+  EXPECT_FALSE (r.eos);
+}
+
+/* ------------------------------------------------------------ otsu */
+
+static double
+opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert)
+{
+  return cv::threshold (in, out, 0, 255, (invert ? cv::THRESH_BINARY_INV : cv::THRESH_BINARY) | cv::THRESH_OTSU);
+}
+
+/* Output frame and the meta's threshold (-1 without a meta). */
+static cv::Mat
+otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold)
+{
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
+  /* the meta is opt-in in binarize mode: ask for it unless the test says */
+  const std::string e = element.find ("attach-meta") == std::string::npos ? element + " attach-meta=true" : element;
+  GstBuffer *out = run_harness (e, caps, caps, mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8));
+  if (!out)
+    return cv::Mat ();
+  GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
+  *meta_threshold = m ? m->threshold : -1;
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  cv::Mat mat = buffer_to_mat (out, c);
+  gst_caps_unref (c);
+  gst_buffer_unref (out);
+  return mat;
+}
+
+static void
+check_otsu (const std::string & backend, const cv::Mat & in, const std::string & what)
+{
+  for (bool invert : { false, true }) {
+    cv::Mat expected;
+    const int t = (int) opencv_otsu (in, expected, invert);
+    int meta = -2;
+    const std::string el = "cudaotsu backend=" + backend + (invert ? " invert=true" : "");
+    const cv::Mat out = otsu_through (el, in, &meta);
+    ASSERT_FALSE (out.empty ()) << what;
+    EXPECT_EQ (compare (out, expected).differing, 0) << what << " " << el << " threshold " << t;
+    EXPECT_EQ (meta, t) << what << " " << el;
+  }
+  /* threshold-only: the frame unchanged, the threshold in the meta */
+  cv::Mat unused;
+  const int t = (int) opencv_otsu (in, unused, false);
+  int meta = -2;
+  const cv::Mat out = otsu_through ("cudaotsu mode=threshold-only backend=" + backend, in, &meta);
+  ASSERT_FALSE (out.empty ()) << what;
+  EXPECT_EQ (compare (out, in).differing, 0) << what << " threshold-only";
+  EXPECT_EQ (meta, t) << what << " threshold-only";
+}
+
+TEST (OtsuCpu, BundledImagesMatchOpenCV)
+{
+  for (const auto & path : test_images ())
+    check_otsu ("cpu", to_gray (load_rgb (path)), path);
+}
+
+TEST (OtsuCpu, OddSizesAndSpecialFrames)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 641, 479 } };
+  for (const auto & s : sizes)
+    check_otsu ("cpu", random_mat (s[0], s[1], CV_8UC1, s[0] * 7 + s[1]), std::to_string (s[0]) + "x" + std::to_string (s[1]));
+  check_otsu ("cpu", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
+  cv::Mat two (40, 30, CV_8UC1, cv::Scalar (10));
+  two.rowRange (0, 13).setTo (200);
+  check_otsu ("cpu", two, "two levels");
+}
+
+/* The test can fail: invert changes the output, the meta follows the frame. */
+TEST (OtsuCpu, InvertMatters)
+{
+  const cv::Mat in = to_gray (load_rgb (data_path ("coins.png")));
+  int m1 = -1, m2 = -1;
+  const cv::Mat a = otsu_through ("cudaotsu backend=cpu", in, &m1);
+  const cv::Mat b = otsu_through ("cudaotsu backend=cpu invert=true", in, &m2);
+  EXPECT_EQ (compare (a, b).differing, (long) in.total ());
+  EXPECT_EQ (m1, m2);
+  const cv::Mat c = otsu_through ("cudaotsu backend=cpu attach-meta=false", in, &m1);
+  EXPECT_EQ (m1, -1);
+  EXPECT_EQ (compare (a, c).differing, 0);
+}
+
+/* post-messages: one element message per frame with the threshold and the
+ * frame's times; none by default. */
+TEST (OtsuCpu, MessagesCarryThresholdAndTimes)
+{
+  const cv::Mat in = to_gray (load_rgb (data_path ("text.png")));
+  cv::Mat unused;
+  const int t = (int) opencv_otsu (in, unused, false);
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
+  for (bool post : { true, false }) {
+    GstHarness *h = gst_harness_new_parse (post ? "cudaotsu backend=cpu post-messages=true attach-meta=false"
+                                                : "cudaotsu backend=cpu attach-meta=true");
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, bus);
+    gst_harness_set_caps_str (h, caps.c_str (), caps.c_str ());
+    GstBuffer *buf = mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8);
+    GST_BUFFER_PTS (buf) = 5 * GST_SECOND;
+    GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
+    GstBuffer *out = gst_harness_push_and_pull (h, buf);
+    ASSERT_NE (out, nullptr);
+    EXPECT_EQ (gst_buffer_get_cuda_otsu_meta (out) != nullptr, !post);
+    gst_buffer_unref (out);
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    if (!post) {
+      EXPECT_EQ (m, nullptr);
+    } else {
+      ASSERT_NE (m, nullptr);
+      const GstStructure *s = gst_message_get_structure (m);
+      EXPECT_TRUE (gst_structure_has_name (s, "cudaotsu"));
+      guint thr = 999;
+      guint64 ts = 0, st = 0, rt = 0, dur = 0;
+      EXPECT_TRUE (gst_structure_get_uint (s, "threshold", &thr));
+      EXPECT_TRUE (gst_structure_get_uint64 (s, "timestamp", &ts));
+      EXPECT_TRUE (gst_structure_get_uint64 (s, "stream-time", &st));
+      EXPECT_TRUE (gst_structure_get_uint64 (s, "running-time", &rt));
+      EXPECT_TRUE (gst_structure_get_uint64 (s, "duration", &dur));
+      EXPECT_EQ ((int) thr, t);
+      EXPECT_EQ (ts, 5 * GST_SECOND);
+      EXPECT_EQ (st, 5 * GST_SECOND);
+      EXPECT_EQ (rt, 5 * GST_SECOND);
+      EXPECT_EQ (dur, 40 * GST_MSECOND);
+      gst_message_unref (m);
+      EXPECT_EQ (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT), nullptr);
+    }
+    gst_element_set_bus (h->element, nullptr);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+TEST (OtsuCpu, Properties)
+{
+  GstElement *e = gst_element_factory_make ("cudaotsu", nullptr);
+  ASSERT_NE (e, nullptr);
+  gint mode = -1;
+  gboolean invert = TRUE, post = TRUE, meta = FALSE;
+  g_object_get (e, "mode", &mode, "invert", &invert, "post-messages", &post, "attach-meta", &meta, nullptr);
+  EXPECT_EQ (mode, 0);
+  EXPECT_FALSE (invert);
+  EXPECT_FALSE (post);
+  EXPECT_FALSE (meta);  /* no host wait unless someone reads the threshold */
+  gst_util_set_object_arg (G_OBJECT (e), "mode", "threshold-only");
+  g_object_get (e, "mode", &mode, nullptr);
+  EXPECT_EQ (mode, 1);
+  gst_object_unref (e);
+  BusResult r = run_pipeline ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA ! cudaotsu backend=cpu ! fakesink");
+  EXPECT_FALSE (r.eos);
+}
+
+/* Frames whose histogram is `hist` (pixel order does not matter to Otsu). */
+static cv::Mat
+frame_of (const std::vector<uint32_t> & hist, int width)
+{
+  uint64_t n = 0;
+  for (uint32_t h : hist)
+    n += h;
+  const int rows = (int) ((n + width - 1) / width);
+  cv::Mat m (rows, width, CV_8UC1);
+  uint8_t *p = m.data;
+  for (int v = 0; v < 256; v++)
+    for (uint32_t i = 0; i < hist[v]; i++)
+      *p++ = (uint8_t) v;
+  /* pad to a full rectangle with the last value and count it */
+  while (p < m.data + m.total ())
+    *p++ = 255;
+  return m;
+}
+
+static std::vector<uint32_t>
+histogram (const cv::Mat & m)
+{
+  std::vector<uint32_t> h (256, 0);
+  for (int y = 0; y < m.rows; y++)
+    for (int x = 0; x < m.cols; x++)
+      h[m.at<uint8_t> (y, x)]++;
+  return h;
+}
+
+/* The search the GPU runs, on the host: fast path and exact recurrence
+ * both give OpenCV's threshold, on the images, random frames and
+ * histograms made to be hard (gaps next to the optimum, near-ties, one
+ * outlier pixel, more than 2^23 pixels so that OpenCV skips leading bins). */
+TEST (OtsuCpu, DeviceSearchMatchesOpenCVOnTheHost)
+{
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ())
+    frames.push_back (to_gray (load_rgb (path)));
+  for (int i = 0; i < 40; i++)
+    frames.push_back (random_mat (13 + 17 * i, 7 + 11 * i, CV_8UC1, 1000 + i));
+  cv::RNG rng (42);
+  for (int i = 0; i < 400; i++) {
+    std::vector<uint32_t> h (256, 0);
+    const int kind = i % 5;
+    const int bins = 1 + rng.uniform (0, 12);
+    for (int b = 0; b < bins; b++) {
+      const int v = kind == 0 ? rng.uniform (0, 256) : (rng.uniform (0, 32) * 8);  /* gaps */
+      h[v] += kind == 1 ? 1 + rng.uniform (0, 3) : kind == 2 ? 1000 : 1 + rng.uniform (0, 5000);
+    }
+    if (kind == 3)
+      h[rng.uniform (0, 256)] += 1;  /* an outlier */
+    frames.push_back (frame_of (h, 1 + rng.uniform (0, 97)));
+  }
+  /* symmetric two-level frames: exact ties between thresholds */
+  for (int a = 0; a < 250; a += 37) {
+    std::vector<uint32_t> h (256, 0);
+    h[a] = 500;
+    h[a + 5] = 500;
+    frames.push_back (frame_of (h, 50));
+  }
+  /* more than 2^23 pixels: OpenCV skips bins while q1 < FLT_EPSILON */
+  {
+    std::vector<uint32_t> h (256, 0);
+    h[2] = 1;  /* skipped: its moment never enters OpenCV's mu1 */
+    h[3] = 1;
+    h[40] = 9000000;
+    h[41] = 1;
+    h[200] = 3000000;
+    h[201] = 77;
+    frames.push_back (frame_of (h, 4096));
+    h[2] = 0;
+    h[3] = 2;
+    h[90] = 5;
+    frames.push_back (frame_of (h, 4000));
+  }
+
+  int exact_used = 0;
+  for (size_t i = 0; i < frames.size (); i++) {
+    const cv::Mat & f = frames[i];
+    cv::Mat unused;
+    const int t = (int) opencv_otsu (f, unused, false);
+    const std::vector<uint32_t> h = histogram (f);
+    bool used = false;
+    EXPECT_EQ (cudavision::otsu_threshold_host (h.data (), false, &used), t) << "frame " << i << " " << size_str (f);
+    EXPECT_EQ (cudavision::otsu_threshold_host (h.data (), true, nullptr), t) << "frame " << i << " (exact)";
+    exact_used += used;
+  }
+  /* both paths were exercised */
+  EXPECT_GT (exact_used, 10);
+  EXPECT_LT (exact_used, (int) frames.size () - 10);
+}

@@ -9,7 +9,9 @@
 #include "bench_util.h"
 
 #include "../cuda/device_info.h"
+#include "../cuda/blur.h"
 #include "../cuda/gray.h"
+#include "../cuda/otsu.h"
 #include "../cuda/tuning_table.h"
 
 #include <cstdio>
@@ -75,6 +77,70 @@ bench_gray (Context & c, Size s, double copy_gbs)
   }
 }
 
+/* GRAY8 frames for the single-channel kernels. */
+struct GrayFrames {
+  size_t pitch, bytes;
+  int n;
+  std::vector<cudavision::DeviceBuffer> in, out;
+  GrayFrames (Size s, unsigned seed) {
+    pitch = cudavision::aligned_pitch ((size_t) s.w);
+    bytes = pitch * s.h;
+    n = rotation_count (2 * bytes);
+    in = random_buffers (n, bytes, seed);
+    out = random_buffers (n, bytes, seed + 1);
+  }
+  cudavision::ConstImage8 src (int i, Size s) const { return { in[i % n].as<const uint8_t> (), pitch, s.w, s.h }; }
+  cudavision::Image8 dst (int i, Size s) const { return { out[i % n].as<uint8_t> (), pitch, s.w, s.h }; }
+};
+
+/* 5x5 Gaussian (sigma 1.1, OpenCV's default for ksize 5) on GRAY8: the
+ * fused and the two-pass forms, for comparison with NPP's 5x5 filter. */
+static void
+bench_blur (Context & c, Size s, double copy_gbs)
+{
+  GrayFrames f (s, 5);
+  const cudavision::BlurTaps taps = cudavision::make_blur_taps (5, 5, 1.1, 1.1);
+  cudavision::DeviceBuffer scratch;
+  for (auto variant : { cudavision::BlurVariant::Fused, cudavision::BlurVariant::TwoPass }) {
+    for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model }) {
+      cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+      Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+        check (cudavision::gaussian_blur (f.src (i, s), f.dst (i, s), 1, taps, policy, c.stream.get (), &scratch,
+                   variant).err, "blur");
+      });
+      const std::string name = std::string ("blur5.") + cudavision::blur_variant_name (variant);
+      report (name.c_str (), s, m, t, 2.0 * s.w * s.h, copy_gbs);
+    }
+  }
+}
+
+/* Otsu: histogram + threshold search + binarize, against a plain copy of
+ * the same GRAY8 frame. */
+static void
+bench_otsu (Context & c, Size s, double copy_gbs)
+{
+  GrayFrames f (s, 7);
+  cudavision::DeviceBuffer state;
+  check (state.allocate (sizeof (cudavision::OtsuDeviceState)).err, "state");
+  auto *st = state.as<cudavision::OtsuDeviceState> ();
+  check (cudavision::otsu_state_init (st, c.stream.get ()).err, "otsu init");
+  Timing copy = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+    check (cudaMemcpy2DAsync (f.out[i % f.n].get (), f.pitch, f.in[i % f.n].get (), f.pitch, s.w, s.h,
+               cudaMemcpyDeviceToDevice, c.stream.get ()), "copy");
+  });
+  report ("gray8.copy2d", s, BlockSizing::Static, copy, 2.0 * s.w * s.h, copy_gbs);
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model }) {
+    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+    Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+      check (cudavision::otsu_threshold (f.src (i, s), st, policy, c.stream.get ()).err, "otsu");
+      check (cudavision::otsu_binarize (f.src (i, s), f.dst (i, s), st, false, policy, c.stream.get ()).err, "bin");
+    });
+    report ("otsu.full", s, m, t, 3.0 * s.w * s.h, copy_gbs);
+    std::printf ("%-16s %5dx%-5d %-16s otsu / copy2d = %.2fx\n", "", s.w, s.h, cudavision::block_sizing_name (m),
+        t.median_us / copy.median_us);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -116,6 +182,8 @@ main (int argc, char **argv)
     std::printf ("%-16s %-11s %-16s %9s %9s %9s %8s %7s\n", "kernel", "size", "mode", "median_us", "p10_us",
         "p90_us", "GB/s", "%copy");
     bench_gray (c, s, copy_gbs);
+    bench_blur (c, s, copy_gbs);
+    bench_otsu (c, s, copy_gbs);
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include "gstcudablur.h"
 #include "gstcudagray.h"
+#include "gstcudaharris.h"
 #include "gstcudaotsu.h"
 
 gboolean
@@ -11,6 +12,7 @@ cudavision_plugin_init (GstPlugin * plugin)
 {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER (cudagray, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudaharris, plugin);
   ok |= GST_ELEMENT_REGISTER (cudablur, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaotsu, plugin);
   return ok;

@@ -1,0 +1,492 @@
+/**
+ * SECTION:element-cudaharris
+ * @title: cudaharris
+ *
+ * Finds Harris or Shi-Tomasi corners on an NVIDIA GPU, with the results of
+ * OpenCV's cv::goodFeaturesToTrack: the response of cv::cornerHarris or
+ * cv::cornerMinEigenVal (relative error below 1e-4), thresholded at
+ * `quality-level` times the frame maximum, 3x3 non-maximum suppression,
+ * then the strongest corners at least `min-distance` apart, at most
+ * `max-corners` of them.
+ *
+ * Input is GRAY8, or RGBA / BGRA / RGBx / BGRx whose BT.601 luma (as
+ * cv::cvtColor computes it) is used. The output is the input frame
+ * (`output=passthrough`, optionally with the corners drawn, `draw=true`) or
+ * the response map as GRAY8 scaled by the frame maximum
+ * (`output=response`). Each output buffer carries a #GstCvKeypointsMeta with
+ * the corners, strongest first; with `post-messages=true` an element
+ * message "cudaharris" also gives the count and the 50 strongest.
+ *
+ * OpenCV's blockSize is `corner-block-size`: `block-size` is the CUDA block
+ * shape property every cudavision element has.
+ *
+ * Without a usable GPU the element runs on OpenCV and says so on the bus.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=left01.jpg ! jpegdec ! videoconvert ! video/x-raw,format=RGBA ! \
+ *     cudaharris draw=true ! videoconvert ! pngenc ! filesink location=corners.png
+ * ]|
+ * |[
+ * gst-launch-1.0 -m videotestsrc pattern=checkers-8 num-buffers=1 ! video/x-raw,format=GRAY8 ! \
+ *     cudaharris method=shi-tomasi max-corners=100 post-messages=true ! fakesink
+ * ]|
+ */
+#include "gstcudaharris.h"
+
+#include "gstcvframemessage.h"
+#include "gstcvkeypointsmeta.h"
+
+#include "../cpu/gray_cpu.h"
+#include "../cpu/harris_cpu.h"
+#include "../cuda/gray.h"
+#include "../cuda/harris.h"
+
+#include <exception>
+#include <vector>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_harris_debug);
+#define GST_CAT_DEFAULT gst_cuda_harris_debug
+
+#define HARRIS_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+/* Corners listed in the element message: the strongest ones. */
+#define HARRIS_MESSAGE_MAX_CORNERS 50
+
+enum {
+  PROP_0,
+  PROP_METHOD,
+  PROP_CORNER_BLOCK_SIZE,
+  PROP_APERTURE,
+  PROP_K,
+  PROP_QUALITY_LEVEL,
+  PROP_MIN_DISTANCE,
+  PROP_MAX_CORNERS,
+  PROP_OUTPUT,
+  PROP_DRAW,
+  PROP_POST_MESSAGES,
+};
+
+#define DEFAULT_METHOD GST_CUDA_HARRIS_METHOD_HARRIS
+#define DEFAULT_CORNER_BLOCK_SIZE 3
+#define DEFAULT_APERTURE 3
+#define DEFAULT_K 0.04
+#define DEFAULT_QUALITY_LEVEL 0.01
+#define DEFAULT_MIN_DISTANCE 10.0
+#define DEFAULT_MAX_CORNERS 0
+#define DEFAULT_OUTPUT GST_CUDA_HARRIS_OUTPUT_PASSTHROUGH
+
+/* Properties as one value, copied under the object lock once per frame. */
+struct HarrisSettings {
+  cudavision::CornerDetectParams detect;
+  GstCudaHarrisOutput output = DEFAULT_OUTPUT;
+  bool draw = false;
+  bool post_messages = false;
+};
+
+struct _GstCudaHarris {
+  GstCvBaseFilter parent;
+  HarrisSettings *settings;          /* properties, under the object lock */
+  bool gray_in;                      /* GRAY8 input, else a 4-byte RGB layout */
+  cudavision::PackedRgb layout;
+  int in_bpp;
+  cudavision::CornerDetector *detector;    /* GPU scratch, freed in release_device */
+  std::vector<cudavision::Corner> *corners; /* this frame's, for the meta */
+  std::vector<uint8_t> *cpu_gray;          /* CPU backend: the luma of colour frames */
+};
+
+G_DEFINE_TYPE (GstCudaHarris, gst_cuda_harris, GST_TYPE_CV_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaharris, "cudaharris", GST_RANK_NONE, GST_TYPE_CUDA_HARRIS);
+
+GType
+gst_cuda_harris_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { GST_CUDA_HARRIS_METHOD_HARRIS, "Harris response det - k trace^2 (cv::cornerHarris)", "harris" },
+    { GST_CUDA_HARRIS_METHOD_SHI_TOMASI, "Shi-Tomasi minimum eigenvalue (cv::cornerMinEigenVal)", "shi-tomasi" },
+    { 0, nullptr, nullptr },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaHarrisMethod", values));
+  return type;
+}
+
+GType
+gst_cuda_harris_output_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { GST_CUDA_HARRIS_OUTPUT_PASSTHROUGH, "The input frame (corners drawn with draw=true)", "passthrough" },
+    { GST_CUDA_HARRIS_OUTPUT_RESPONSE, "The response map as GRAY8, 255 at the frame maximum", "response" },
+    { 0, nullptr, nullptr },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaHarrisOutput", values));
+  return type;
+}
+
+static HarrisSettings
+snapshot (GstCudaHarris * self)
+{
+  GST_OBJECT_LOCK (self);
+  HarrisSettings s = *self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+/* ------------------------------------------------------------------ caps */
+
+static GstCaps *
+gst_cuda_harris_transform_video_caps (GstCvBaseFilter * base, GstPadDirection direction, GstCaps * caps)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  if (snapshot (self).output != GST_CUDA_HARRIS_OUTPUT_RESPONSE)
+    return caps;
+  GstCaps *res = gst_caps_make_writable (caps);
+  for (guint i = 0; i < gst_caps_get_size (res); i++) {
+    GstStructure *s = gst_caps_get_structure (res, i);
+    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
+    /* The response map is GRAY8 whatever came in; any input format of the
+     * template gives it. */
+    if (direction == GST_PAD_SINK)
+      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", nullptr);
+  }
+  return gst_caps_simplify (res);
+}
+
+static gboolean
+gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  using cudavision::PackedRgb;
+  self->gray_in = false;
+  self->in_bpp = 4;
+  switch (GST_VIDEO_INFO_FORMAT (in)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      self->gray_in = true;
+      self->in_bpp = 1;
+      break;
+    case GST_VIDEO_FORMAT_RGBA: self->layout = PackedRgb::RGBA; break;
+    case GST_VIDEO_FORMAT_BGRA: self->layout = PackedRgb::BGRA; break;
+    case GST_VIDEO_FORMAT_RGBx: self->layout = PackedRgb::RGBx; break;
+    case GST_VIDEO_FORMAT_BGRx: self->layout = PackedRgb::BGRx; break;
+    default:
+      GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ processing */
+
+static GstFlowReturn
+gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  const HarrisSettings s = snapshot (self);
+  cudaStream_t stream = gst_cv_base_filter_stream (base);
+  const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+  const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+
+  /* The frame first: the copy overlaps the detection on the same stream. */
+  if (!response) {
+    GstFlowReturn ret = gst_cv_base_filter_check (base,
+        cudavision::copy_plane (src, dst, src.width * self->in_bpp, stream), "frame copy");
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  const cudavision::CornerInput input { src, self->gray_in, self->layout };
+  GstFlowReturn ret = gst_cv_base_filter_check (base,
+      self->detector->detect (input, s.detect, policy, stream, self->corners), "corner detection");
+  if (ret == GST_FLOW_OK && response)
+    ret = gst_cv_base_filter_check (base, self->detector->normalized_response (dst, policy, stream),
+        "response normalization");
+  if (ret == GST_FLOW_OK && s.draw)
+    ret = gst_cv_base_filter_check (base,
+        self->detector->draw (dst, response || self->gray_in, self->layout, *self->corners, policy, stream),
+        "corner drawing");
+  GST_LOG_OBJECT (self, "%zu candidates, %zu corners", self->detector->candidate_count (), self->corners->size ());
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  const HarrisSettings s = snapshot (self);
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+  const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  try {
+    cudavision::ConstImage8 gray = src;
+    if (!self->gray_in) {
+      self->cpu_gray->resize ((size_t) src.width * src.height);
+      cudavision::Image8 g { self->cpu_gray->data (), (size_t) src.width, src.width, src.height };
+      cudavision::cpu::rgb_to_gray (src, self->layout, g);
+      gray = { g.data, g.pitch, g.width, g.height };
+    }
+    *self->corners = cudavision::cpu::good_features (gray, s.detect);
+    if (response) {
+      cudavision::cpu::normalized_response (gray, s.detect.corner, dst);
+    } else {
+      /* copy_plane copies `width` bytes a row: widen the views to bytes */
+      cudavision::cpu::copy_plane ({ src.data, src.pitch, src.width * self->in_bpp, src.height },
+          { dst.data, dst.pitch, dst.width * self->in_bpp, dst.height });
+    }
+    if (s.draw)
+      cudavision::cpu::draw_corners (dst, response || self->gray_in, self->layout, *self->corners);
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
+        ("%s", e.what ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+post_corners_message (GstCudaHarris * self, GstBuffer * inbuf)
+{
+  const std::vector<cudavision::Corner> & corners = *self->corners;
+  GValue list = G_VALUE_INIT;
+  g_value_init (&list, GST_TYPE_LIST);
+  const size_t n = MIN (corners.size (), (size_t) HARRIS_MESSAGE_MAX_CORNERS);
+  for (size_t i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    GstStructure *c = gst_structure_new ("corner", "x", G_TYPE_FLOAT, corners[i].x, "y", G_TYPE_FLOAT,
+        corners[i].y, "score", G_TYPE_FLOAT, corners[i].score, nullptr);
+    gst_value_set_structure (&v, c);
+    gst_structure_free (c);
+    gst_value_list_append_and_take_value (&list, &v);
+  }
+  GstStructure *st = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "cudaharris", inbuf);
+  gst_structure_set (st, "count", G_TYPE_UINT, (guint) corners.size (), nullptr);
+  gst_structure_take_value (st, "corners", &list);
+  gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
+}
+
+/* The base class runs the frame; the corners then go on the output buffer,
+ * which process_gpu does not see (it gets a staging frame at system-memory
+ * edges). */
+static GstFlowReturn
+gst_cuda_harris_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (trans);
+  self->corners->clear ();
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_harris_parent_class)->transform (trans, inbuf, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  const std::vector<cudavision::Corner> & corners = *self->corners;
+  std::vector<GstCvKeypoint> points (corners.size ());
+  for (size_t i = 0; i < corners.size (); i++)
+    points[i] = { corners[i].x, corners[i].y, corners[i].score };
+  gst_buffer_add_cv_keypoints_meta (outbuf, points.data (), (guint) points.size ());
+  if (snapshot (self).post_messages)
+    post_corners_message (self, inbuf);
+  return GST_FLOW_OK;
+}
+
+/* Our keypoints are replaced by this frame's; metas bound to the frame
+ * geometry stay valid (the size does not change), as GstVideoFilter keeps
+ * them; the rest as the base class decides. */
+static gboolean
+gst_cuda_harris_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  const GType api = meta->info->api;
+  if (api == GST_CV_KEYPOINTS_META_API_TYPE)
+    return FALSE;
+  const gchar *const *tags = gst_meta_api_type_get_tags (api);
+  bool geometry_only = tags && tags[0];
+  for (guint i = 0; geometry_only && tags[i]; i++) {
+    const GQuark q = g_quark_from_string (tags[i]);
+    geometry_only = q == g_quark_from_static_string (GST_META_TAG_VIDEO_STR) || q == g_quark_from_static_string (GST_META_TAG_VIDEO_SIZE_STR) ||
+        q == g_quark_from_static_string (GST_META_TAG_VIDEO_ORIENTATION_STR);
+  }
+  if (geometry_only)
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_harris_parent_class)->transform_meta (trans, outbuf, meta, inbuf);
+}
+
+static void
+gst_cuda_harris_release_device (GstCvBaseFilter * base)
+{
+  GST_CUDA_HARRIS (base)->detector->release ();
+}
+
+/* ----------------------------------------------------------- properties */
+
+static void
+gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (object);
+  GST_OBJECT_LOCK (self);
+  HarrisSettings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_METHOD:
+      s.detect.corner.method = g_value_get_enum (value) == GST_CUDA_HARRIS_METHOD_SHI_TOMASI
+          ? cudavision::CornerMethod::ShiTomasi
+          : cudavision::CornerMethod::Harris;
+      break;
+    case PROP_CORNER_BLOCK_SIZE:
+      s.detect.corner.block_size = g_value_get_int (value);
+      break;
+    case PROP_APERTURE: {
+      const gint a = g_value_get_int (value);
+      if (a == 3 || a == 5 || a == 7)
+        s.detect.corner.aperture = a;
+      else
+        g_warning ("%s: invalid aperture %d: the Sobel aperture is 3, 5 or 7; keeping %d", GST_OBJECT_NAME (self), a,
+            s.detect.corner.aperture);
+      break;
+    }
+    case PROP_K:
+      s.detect.corner.k = g_value_get_double (value);
+      break;
+    case PROP_QUALITY_LEVEL:
+      s.detect.quality_level = g_value_get_double (value);
+      break;
+    case PROP_MIN_DISTANCE:
+      s.detect.min_distance = g_value_get_double (value);
+      break;
+    case PROP_MAX_CORNERS:
+      s.detect.max_corners = g_value_get_int (value);
+      break;
+    case PROP_OUTPUT:
+      s.output = (GstCudaHarrisOutput) g_value_get_enum (value);
+      break;
+    case PROP_DRAW:
+      s.draw = g_value_get_boolean (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_harris_get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (object);
+  const HarrisSettings s = snapshot (self);
+  switch (prop_id) {
+    case PROP_METHOD:
+      g_value_set_enum (value, s.detect.corner.method == cudavision::CornerMethod::ShiTomasi
+              ? GST_CUDA_HARRIS_METHOD_SHI_TOMASI
+              : GST_CUDA_HARRIS_METHOD_HARRIS);
+      break;
+    case PROP_CORNER_BLOCK_SIZE: g_value_set_int (value, s.detect.corner.block_size); break;
+    case PROP_APERTURE: g_value_set_int (value, s.detect.corner.aperture); break;
+    case PROP_K: g_value_set_double (value, s.detect.corner.k); break;
+    case PROP_QUALITY_LEVEL: g_value_set_double (value, s.detect.quality_level); break;
+    case PROP_MIN_DISTANCE: g_value_set_double (value, s.detect.min_distance); break;
+    case PROP_MAX_CORNERS: g_value_set_int (value, s.detect.max_corners); break;
+    case PROP_OUTPUT: g_value_set_enum (value, s.output); break;
+    case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_harris_finalize (GObject * object)
+{
+  GstCudaHarris *self = GST_CUDA_HARRIS (object);
+  delete self->settings;
+  delete self->detector;
+  delete self->corners;
+  delete self->cpu_gray;
+  G_OBJECT_CLASS (gst_cuda_harris_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
+  const GParamFlags rw_playing =
+      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gobject_class->set_property = gst_cuda_harris_set_property;
+  gobject_class->get_property = gst_cuda_harris_get_property;
+  gobject_class->finalize = gst_cuda_harris_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "Corner response", GST_TYPE_CUDA_HARRIS_METHOD, DEFAULT_METHOD,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_CORNER_BLOCK_SIZE,
+      g_param_spec_int ("corner-block-size", "Corner block size",
+          "Neighbourhood summed into the structure tensor, in pixels (OpenCV's blockSize; named so because "
+          "block-size is the CUDA block shape)",
+          cudavision::kCornerMinBlock, cudavision::kCornerMaxBlock, DEFAULT_CORNER_BLOCK_SIZE, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_APERTURE,
+      g_param_spec_int ("aperture", "Aperture", "Sobel aperture (OpenCV's ksize / gradientSize): 3, 5 or 7", 3, 7,
+          DEFAULT_APERTURE, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_K,
+      g_param_spec_double ("k", "k", "Harris free parameter in det - k trace^2", 0.0, 1.0, DEFAULT_K, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_QUALITY_LEVEL,
+      g_param_spec_double ("quality-level", "Quality level",
+          "Corners keep responses above quality-level x the frame maximum", 1e-6, 1.0, DEFAULT_QUALITY_LEVEL,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_DISTANCE,
+      g_param_spec_double ("min-distance", "Minimum distance",
+          "Minimum Euclidean distance between corners in pixels (below 1: no suppression beyond 3x3)", 0.0,
+          16384.0, DEFAULT_MIN_DISTANCE, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_CORNERS,
+      g_param_spec_int ("max-corners", "Maximum corners", "Keep at most the N strongest corners (0 = no limit)", 0,
+          G_MAXINT, DEFAULT_MAX_CORNERS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_HARRIS_OUTPUT,
+          DEFAULT_OUTPUT, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_DRAW,
+      g_param_spec_boolean ("draw", "Draw", "Mark the corners on the output (red crosses; white on GRAY8)", FALSE,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"cudaharris\" element message per frame with the count and the 50 strongest corners", FALSE,
+          rw_playing));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA Harris corners", "Filter/Analyzer/Video/Hardware",
+      "Harris and Shi-Tomasi corners on an NVIDIA GPU, as OpenCV's goodFeaturesToTrack finds them",
+      "cudavision developers");
+  GstCaps *sink = gst_cv_base_filter_make_caps (HARRIS_FORMATS, TRUE);
+  GstCaps *src = gst_cv_base_filter_make_caps (HARRIS_FORMATS, FALSE);
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+  gst_caps_unref (sink);
+  gst_caps_unref (src);
+
+  trans_class->transform = gst_cuda_harris_transform;
+  trans_class->transform_meta = gst_cuda_harris_transform_meta;
+  cv_class->transform_video_caps = gst_cuda_harris_transform_video_caps;
+  cv_class->set_info = gst_cuda_harris_set_info;
+  cv_class->process_gpu = gst_cuda_harris_process_gpu;
+  cv_class->process_cpu = gst_cuda_harris_process_cpu;
+  cv_class->release_device = gst_cuda_harris_release_device;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_harris_debug, "cudaharris", 0, "cudaharris");
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HARRIS_METHOD, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HARRIS_OUTPUT, (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_cuda_harris_init (GstCudaHarris * self)
+{
+  self->settings = new HarrisSettings ();
+  self->detector = new cudavision::CornerDetector ();
+  self->corners = new std::vector<cudavision::Corner> ();
+  self->cpu_gray = new std::vector<uint8_t> ();
+  self->gray_in = true;
+  self->layout = cudavision::PackedRgb::RGBA;
+  self->in_bpp = 1;
+}

@@ -1,0 +1,93 @@
+/* cudavision — GstCvKeypointsMeta. */
+#include "gstcvkeypointsmeta.h"
+
+#include <gst/video/video.h>
+
+#include <cstring>
+
+GType
+gst_cv_keypoints_meta_api_get_type (void)
+{
+  static gsize type = 0;
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+    GST_META_TAG_VIDEO_ORIENTATION_STR, nullptr };
+  if (g_once_init_enter (&type)) {
+    const GType t = gst_meta_api_type_register ("GstCvKeypointsMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return (GType) type;
+}
+
+static gboolean
+gst_cv_keypoints_meta_init (GstMeta * meta, gpointer, GstBuffer *)
+{
+  GstCvKeypointsMeta *m = (GstCvKeypointsMeta *) meta;
+  m->n = 0;
+  m->points = nullptr;
+  return TRUE;
+}
+
+static void
+gst_cv_keypoints_meta_free (GstMeta * meta, GstBuffer *)
+{
+  GstCvKeypointsMeta *m = (GstCvKeypointsMeta *) meta;
+  g_free (m->points);
+  m->points = nullptr;
+  m->n = 0;
+}
+
+/* Copies keep the points; a scale maps them into the new frame size; any
+ * other transform (crops, rotations) is refused so no wrong points leak. */
+static gboolean
+gst_cv_keypoints_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *, GQuark type, gpointer data)
+{
+  const GstCvKeypointsMeta *src = (const GstCvKeypointsMeta *) meta;
+  if (GST_META_TRANSFORM_IS_COPY (type))
+    return gst_buffer_add_cv_keypoints_meta (dest, src->points, src->n) != nullptr;
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+    const GstVideoMetaTransform *t = (const GstVideoMetaTransform *) data;
+    const gint iw = GST_VIDEO_INFO_WIDTH (t->in_info), ih = GST_VIDEO_INFO_HEIGHT (t->in_info);
+    if (iw <= 0 || ih <= 0)
+      return FALSE;
+    const gfloat sx = (gfloat) GST_VIDEO_INFO_WIDTH (t->out_info) / iw;
+    const gfloat sy = (gfloat) GST_VIDEO_INFO_HEIGHT (t->out_info) / ih;
+    GstCvKeypointsMeta *d = gst_buffer_add_cv_keypoints_meta (dest, src->points, src->n);
+    if (!d)
+      return FALSE;
+    for (guint i = 0; i < d->n; i++) {
+      d->points[i].x *= sx;
+      d->points[i].y *= sy;
+    }
+    return TRUE;
+  }
+  return FALSE;
+}
+
+const GstMetaInfo *
+gst_cv_keypoints_meta_get_info (void)
+{
+  static const GstMetaInfo *info = nullptr;
+  if (g_once_init_enter ((GstMetaInfo **) &info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_CV_KEYPOINTS_META_API_TYPE, "GstCvKeypointsMeta",
+        sizeof (GstCvKeypointsMeta), gst_cv_keypoints_meta_init, gst_cv_keypoints_meta_free,
+        gst_cv_keypoints_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) &info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GstCvKeypointsMeta *
+gst_buffer_add_cv_keypoints_meta (GstBuffer * buffer, const GstCvKeypoint * points, guint n)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), nullptr);
+  g_return_val_if_fail (points != nullptr || n == 0, nullptr);
+  GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buffer);
+  if (m)
+    gst_buffer_remove_meta (buffer, (GstMeta *) m);
+  m = (GstCvKeypointsMeta *) gst_buffer_add_meta (buffer, GST_CV_KEYPOINTS_META_INFO, nullptr);
+  if (!m)
+    return nullptr;
+  m->n = n;
+  m->points = n ? (GstCvKeypoint *) g_memdup2 (points, (gsize) n * sizeof (GstCvKeypoint)) : nullptr;
+  return m;
+}

@@ -1,0 +1,363 @@
+#include "harris_ref.h"
+
+#include "test_util.h"
+
+#include "../../cuda/harris_math.h"
+
+#include "gstcvkeypointsmeta.h"
+
+#include <gst/check/gstharness.h>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+namespace cvtest {
+
+using cudavision::Corner;
+using cudavision::CornerDetectParams;
+using cudavision::CornerMethod;
+using cudavision::CornerParams;
+
+namespace {
+
+template <int K>
+void
+sobel_reflected (const cv::Mat & g, int x, int y, int *dx, int *dy)
+{
+  const int w = g.cols, h = g.rows;
+  cudavision::sobel_at<K> (
+      [&] (int i, int j) {
+        return (int) g.at<uint8_t> (cudavision::reflect101 (y + j, h), cudavision::reflect101 (x + i, w));
+      },
+      dx, dy);
+}
+
+}  // namespace
+
+cv::Mat
+model_response (const cv::Mat & g, const CornerParams & p)
+{
+  const int w = g.cols, h = g.rows, B = p.block_size, a = B / 2;
+  const float scale = (float) cudavision::corner_deriv_scale (p.aperture, B);
+  cv::Mat dx (h, w, CV_32F), dy (h, w, CV_32F);
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) {
+      int ix = 0, iy = 0;
+      if (p.aperture == 3)
+        sobel_reflected<3> (g, x, y, &ix, &iy);
+      else if (p.aperture == 5)
+        sobel_reflected<5> (g, x, y, &ix, &iy);
+      else
+        sobel_reflected<7> (g, x, y, &ix, &iy);
+      dx.at<float> (y, x) = (float) ix * scale;
+      dy.at<float> (y, x) = (float) iy * scale;
+    }
+  }
+  /* horizontal sums of the products at reflected columns, for every row */
+  cv::Mat hs (h, w, CV_32FC3);
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) {
+      float sxx = 0, sxy = 0, syy = 0;
+      for (int t = 0; t < B; t++) {
+        const int xx = cudavision::reflect101 (x - a + t, w);
+        const float ex = dx.at<float> (y, xx), ey = dy.at<float> (y, xx);
+        sxx += ex * ex;
+        sxy += ex * ey;
+        syy += ey * ey;
+      }
+      hs.at<cv::Vec3f> (y, x) = { sxx, sxy, syy };
+    }
+  }
+  cv::Mat r (h, w, CV_32F);
+  for (int y = 0; y < h; y++) {
+    for (int x = 0; x < w; x++) {
+      float sa = 0, sb = 0, sc = 0;
+      for (int t = 0; t < B; t++) {
+        const cv::Vec3f v = hs.at<cv::Vec3f> (cudavision::reflect101 (y - a + t, h), x);
+        sa += v[0];
+        sb += v[1];
+        sc += v[2];
+      }
+      r.at<float> (y, x) = cudavision::corner_response (sa, sb, sc, p.method, (float) p.k);
+    }
+  }
+  return r;
+}
+
+std::vector<Corner>
+model_corners (const cv::Mat & r, const CornerDetectParams & p)
+{
+  double maxv = 0;
+  cv::minMaxLoc (r, nullptr, &maxv);
+  const float thresh = cudavision::corner_threshold ((float) maxv, p.quality_level);
+  std::vector<uint64_t> keys;
+  for (int y = 1; y < r.rows - 1; y++) {
+    for (int x = 1; x < r.cols - 1; x++) {
+      float v;
+      auto at = [&] (int i, int j) { return r.at<float> (y + j, x + i); };
+      if (cudavision::is_corner_candidate (at, thresh, &v))
+        keys.push_back (cudavision::corner_key (v, (uint32_t) (y * r.cols + x)));
+    }
+  }
+  std::sort (keys.begin (), keys.end (), std::greater<uint64_t> ());
+  std::vector<Corner> sorted;
+  for (uint64_t k : keys) {
+    const uint32_t idx = cudavision::corner_key_index (k);
+    sorted.push_back ({ (float) (idx % r.cols), (float) (idx / r.cols), cudavision::corner_key_value (k) });
+  }
+  return cudavision::select_corners (sorted.data (), sorted.size (), r.cols, r.rows, p.min_distance, p.max_corners);
+}
+
+
+CornerParams
+corner_params (CornerMethod m, int block, int aperture, double k)
+{
+  CornerParams p;
+  p.method = m;
+  p.block_size = block;
+  p.aperture = aperture;
+  p.k = k;
+  return p;
+}
+
+std::string
+describe (const CornerParams & p)
+{
+  return std::string (p.method == CornerMethod::Harris ? "harris" : "shi-tomasi") + " block " +
+      std::to_string (p.block_size) + " aperture " + std::to_string (p.aperture) + " k " + std::to_string (p.k);
+}
+
+std::string
+harris_element (const std::string & backend, const CornerDetectParams & p)
+{
+  std::ostringstream s;
+  s << "cudaharris backend=" << backend << " method="
+    << (p.corner.method == CornerMethod::Harris ? "harris" : "shi-tomasi")
+    << " corner-block-size=" << p.corner.block_size << " aperture=" << p.corner.aperture << " k=" << p.corner.k
+    << " quality-level=" << p.quality_level << " min-distance=" << p.min_distance
+    << " max-corners=" << p.max_corners;
+  return s.str ();
+}
+
+cv::Mat
+opencv_normalized_response (const cv::Mat & gray, const CornerParams & p)
+{
+  const cv::Mat r = opencv_response (gray, p);
+  double maxv = 0;
+  cv::minMaxLoc (r, nullptr, &maxv);
+  cv::Mat out (gray.size (), CV_8UC1, cv::Scalar (0));
+  if (maxv > 0)
+    r.convertTo (out, CV_8U, 255.0 / maxv);
+  return out;
+}
+
+cv::Mat
+opencv_response (const cv::Mat & gray, const cudavision::CornerParams & p)
+{
+  cv::Mat r;
+  if (p.method == CornerMethod::Harris)
+    cv::cornerHarris (gray, r, p.block_size, p.aperture, p.k, cv::BORDER_REFLECT_101);
+  else
+    cv::cornerMinEigenVal (gray, r, p.block_size, p.aperture, cv::BORDER_REFLECT_101);
+  return r;
+}
+
+std::vector<Corner>
+opencv_corners (const cv::Mat & gray, const cudavision::CornerDetectParams & p)
+{
+  std::vector<cv::Point2f> pts;
+  std::vector<float> q;
+  cv::goodFeaturesToTrack (gray, pts, p.max_corners, p.quality_level, p.min_distance, cv::noArray (), q,
+      p.corner.block_size, p.corner.aperture, p.corner.method == CornerMethod::Harris, p.corner.k);
+  std::vector<Corner> out;
+  for (size_t i = 0; i < pts.size (); i++)
+    out.push_back ({ pts[i].x, pts[i].y, q[i] });
+  return out;
+}
+
+double
+response_rel_error (const cv::Mat & got, const cv::Mat & ref, cv::Point * where)
+{
+  if (got.size () != ref.size () || got.type () != ref.type ())
+    return 1e30;
+  cv::Mat d;
+  cv::absdiff (got, ref, d);
+  double dmax = 0, rmin = 0, rmax = 0;
+  cv::minMaxLoc (d, nullptr, &dmax, nullptr, where);
+  cv::minMaxLoc (ref, &rmin, &rmax);
+  const double scale = std::max (std::fabs (rmin), std::fabs (rmax));
+  if (scale == 0)
+    return dmax == 0 ? 0 : 1e30;
+  return dmax / scale;
+}
+
+double
+recall (const std::vector<Corner> & got, const std::vector<Corner> & ref, double radius)
+{
+  if (ref.empty ())
+    return 1.0;
+  int hit = 0;
+  for (const Corner & r : ref) {
+    for (const Corner & g : got) {
+      if (std::hypot (g.x - r.x, g.y - r.y) <= radius) {
+        hit++;
+        break;
+      }
+    }
+  }
+  return (double) hit / ref.size ();
+}
+
+std::string
+diff_corner_lists (const std::vector<Corner> & got, const std::vector<Corner> & ref)
+{
+  std::ostringstream s;
+  if (got.size () != ref.size ())
+    s << "sizes " << got.size () << " vs " << ref.size () << "; ";
+  for (size_t i = 0; i < std::min (got.size (), ref.size ()); i++) {
+    if (got[i].x != ref[i].x || got[i].y != ref[i].y || got[i].score != ref[i].score) {
+      s << "first difference at " << i << ": (" << got[i].x << "," << got[i].y << " " << got[i].score << ") vs ("
+        << ref[i].x << "," << ref[i].y << " " << ref[i].score << ")";
+      break;
+    }
+  }
+  return s.str ();
+}
+
+std::vector<cv::Point2f>
+left01_chessboard (const cv::Mat & gray)
+{
+  std::vector<cv::Point2f> pts;
+  if (!cv::findChessboardCorners (gray, cv::Size (9, 6), pts))
+    return {};
+  cv::cornerSubPix (gray, pts, cv::Size (11, 11), cv::Size (-1, -1),
+      cv::TermCriteria (cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 30, 0.01));
+  return pts;
+}
+
+int
+matched (const std::vector<cv::Point2f> & truth, const std::vector<Corner> & got, double radius)
+{
+  int n = 0;
+  for (const cv::Point2f & t : truth) {
+    for (const Corner & g : got) {
+      if (std::hypot (g.x - t.x, g.y - t.y) <= radius) {
+        n++;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+cv::Mat
+load_gray (const std::string & path)
+{
+  cv::Mat g;
+  cv::cvtColor (load_rgb (path), g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+HarrisRun
+run_harris (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
+{
+  HarrisRun r;
+  GstHarness *h = gst_harness_new_parse (element.c_str ());
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  if (out) {
+    r.ok = true;
+    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+    r.out = buffer_to_mat (out, caps);
+    gst_caps_unref (caps);
+    if (GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (out)) {
+      r.has_meta = true;
+      for (guint i = 0; i < m->n; i++)
+        r.corners.push_back ({ m->points[i].x, m->points[i].y, m->points[i].score });
+    }
+    gst_buffer_unref (out);
+  }
+  while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    if (s && gst_structure_has_name (s, "cudaharris")) {
+      r.messages++;
+      gst_structure_get_uint (s, "count", &r.msg_count);
+      r.msg_corners.clear ();
+      const GValue *list = gst_structure_get_value (s, "corners");
+      for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+        const GstStructure *c = gst_value_get_structure (gst_value_list_get_value (list, i));
+        Corner k;
+        gst_structure_get (c, "x", G_TYPE_FLOAT, &k.x, "y", G_TYPE_FLOAT, &k.y, "score", G_TYPE_FLOAT, &k.score,
+            nullptr);
+        r.msg_corners.push_back (k);
+      }
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, nullptr);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return r;
+}
+
+HarrisRun
+run_harris_gray (const std::string & element, const cv::Mat & gray, GstVideoFormat out, const char *out_feature)
+{
+  return run_harris (element, caps_string (GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows),
+      caps_string (out, gray.cols, gray.rows, out_feature), mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8));
+}
+
+HarrisRun
+run_harris_rgb (const std::string & element, const cv::Mat & rgb, GstVideoFormat f, GstVideoFormat out)
+{
+  return run_harris (element, caps_string (f, rgb.cols, rgb.rows), caps_string (out, rgb.cols, rgb.rows),
+      rgb_to_buffer (rgb, f));
+}
+
+MarkCheck
+check_marks (const cv::Mat & out, const cv::Mat & orig, const std::vector<Corner> & corners, int r_offset,
+    int g_offset, int b_offset)
+{
+  MarkCheck c;
+  if (out.size () != orig.size () || out.type () != CV_8UC4 || orig.type () != CV_8UC4) {
+    c.not_red = c.changed_outside = -1;
+    return c;
+  }
+  /* the marker: a 9x9 cross, 1 px wide, clipped */
+  cv::Mat marked (out.size (), CV_8UC1, cv::Scalar (0));
+  for (const Corner & k : corners)
+    cv::drawMarker (marked, cv::Point ((int) k.x, (int) k.y), 255, cv::MARKER_CROSS, 9, 1, cv::LINE_4);
+  const int a_offset = 6 - r_offset - g_offset - b_offset;
+  for (int y = 0; y < out.rows; y++) {
+    for (int x = 0; x < out.cols; x++) {
+      const cv::Vec4b o = out.at<cv::Vec4b> (y, x), i = orig.at<cv::Vec4b> (y, x);
+      if (marked.at<uint8_t> (y, x)) {
+        c.marker_pixels++;
+        c.not_red += !(o[r_offset] == 255 && o[g_offset] == 0 && o[b_offset] == 0 && o[a_offset] == i[a_offset]);
+      } else {
+        c.changed_outside += o != i;
+      }
+    }
+  }
+  return c;
+}
+
+cv::Mat
+packed_frame (const cv::Mat & rgb, GstVideoFormat f)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, f);
+  GstCaps *caps = gst_caps_from_string (caps_string (f, rgb.cols, rgb.rows).c_str ());
+  cv::Mat m = buffer_to_mat (b, caps);
+  gst_caps_unref (caps);
+  gst_buffer_unref (b);
+  return m;
+}
+
+}  // namespace cvtest

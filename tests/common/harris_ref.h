@@ -1,0 +1,110 @@
+/* cudavision tests — references for the corner detector: OpenCV's
+ * response and corners, the comparisons the CPU and GPU suites share, and
+ * the chessboard ground truth of left01.jpg. */
+#pragma once
+
+#include "../../cuda/corner_params.h"
+#include "../../cuda/corner_select.h"
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cvtest {
+
+/* Parameters in one call, and their description for failure messages. */
+cudavision::CornerParams corner_params (cudavision::CornerMethod m, int block, int aperture, double k = 0.04);
+std::string describe (const cudavision::CornerParams & p);
+
+/* The element description with every detection parameter of `p` set. */
+std::string harris_element (const std::string & backend, const cudavision::CornerDetectParams & p);
+
+/* cv::cornerHarris or cv::cornerMinEigenVal of a GRAY8 image. */
+cv::Mat opencv_response (const cv::Mat & gray, const cudavision::CornerParams & p);
+
+/* cv::goodFeaturesToTrack with the same parameters, with cornersQuality. */
+std::vector<cudavision::Corner> opencv_corners (const cv::Mat & gray, const cudavision::CornerDetectParams & p);
+
+/* What output=response gives: the response map convertTo (CV_8U, 255 / max),
+ * all 0 when the maximum is not positive. */
+cv::Mat opencv_normalized_response (const cv::Mat & gray, const cudavision::CornerParams & p);
+
+/* The GPU path modelled on the host with the kernels' own functions
+ * (harris_math.h) in the kernels' order: Sobel at the reflected in-image
+ * position for halo products, horizontal then vertical float box sums, the
+ * response. The kernel is expected to give it bit for bit. */
+cv::Mat model_response (const cv::Mat & gray, const cudavision::CornerParams & p);
+
+/* The GPU path's selection on a response map: the candidate test, sort
+ * keys in descending order, and select_corners. */
+std::vector<cudavision::Corner> model_corners (const cv::Mat & response, const cudavision::CornerDetectParams & p);
+
+/* max |a - b| / max |ref| over the frame (0 when both are all zero): the
+ * "relative error" of a response map, which is relative to the frame's
+ * scale because single pixels cross zero. */
+double response_rel_error (const cv::Mat & got, const cv::Mat & ref, cv::Point * where = nullptr);
+
+/* Fraction of `ref` points with a point of `got` within `radius` pixels. */
+double recall (const std::vector<cudavision::Corner> & got, const std::vector<cudavision::Corner> & ref,
+    double radius);
+
+/* Same sets, same order, same scores? Empty string when equal, else the
+ * first difference described. */
+std::string diff_corner_lists (const std::vector<cudavision::Corner> & got,
+    const std::vector<cudavision::Corner> & ref);
+
+/* The 54 inner corners of left01.jpg by cv::findChessboardCorners (9x6),
+ * refined with cornerSubPix; empty when not found. */
+std::vector<cv::Point2f> left01_chessboard (const cv::Mat & gray);
+
+/* Tolerance for left01's chessboard: OpenCV's own goodFeaturesToTrack
+ * (blockSize 3, quality 0.01, min distance 10) is 1.7 px from the refined
+ * corners on average and 2.39 px at worst, as Harris peaks sit beside the
+ * saddle point of an X junction. */
+constexpr double kChessboardRadius = 2.5;
+
+/* How many of `truth` have a corner of `got` within `radius`. */
+int matched (const std::vector<cv::Point2f> & truth, const std::vector<cudavision::Corner> & got, double radius);
+
+/* The bundled images as GRAY8 (cv::cvtColor of their RGB). */
+cv::Mat load_gray (const std::string & path);
+
+/* One frame through a cudaharris description with GstHarness: the output,
+ * the keypoints meta and the "cudaharris" element messages. */
+struct HarrisRun {
+  bool ok = false;                        /* an output buffer came */
+  cv::Mat out;                            /* plane 0 of the output */
+  bool has_meta = false;
+  std::vector<cudavision::Corner> corners; /* from GstCvKeypointsMeta */
+  int messages = 0;
+  unsigned msg_count = 0;                 /* "count" of the last message */
+  std::vector<cudavision::Corner> msg_corners;
+};
+HarrisRun run_harris (const std::string & element, const std::string & in_caps, const std::string & out_caps,
+    GstBuffer * in);
+/* The same with a GRAY8 frame in. */
+HarrisRun run_harris_gray (const std::string & element, const cv::Mat & gray,
+    GstVideoFormat out = GST_VIDEO_FORMAT_GRAY8, const char *out_feature = nullptr);
+
+/* The same with an RGB image in as format `f` (rgb_to_buffer), `out` the
+ * output format. */
+HarrisRun run_harris_rgb (const std::string & element, const cv::Mat & rgb, GstVideoFormat f, GstVideoFormat out);
+
+/* Checks draw=true's marks on a 4-byte frame: `orig` the input bytes,
+ * `out` the output. Counts marker pixels that are not red (alpha kept) and
+ * pixels outside the markers that changed. */
+struct MarkCheck {
+  long marker_pixels = 0;
+  long not_red = 0;
+  long changed_outside = 0;
+};
+MarkCheck check_marks (const cv::Mat & out, const cv::Mat & orig, const std::vector<cudavision::Corner> & corners,
+    int r_offset, int g_offset, int b_offset);
+
+/* The bytes rgb_to_buffer makes for `f`, as a Mat (4-byte formats). */
+cv::Mat packed_frame (const cv::Mat & rgb, GstVideoFormat f);
+
+}  // namespace cvtest

@@ -1,0 +1,441 @@
+/* cudaharris on the GPU: the response kernel against cv::cornerHarris /
+ * cv::cornerMinEigenVal (relative error <= 1e-4) called directly on device
+ * buffers and through the element; the corner list against
+ * cv::goodFeaturesToTrack (>= 95% within 1 px, both ways); left01's
+ * chessboard; sizes from 1x1 to 1080p; every block-sizing mode giving
+ * identical results; drawing, messages and device-memory output.
+ * Skips (exit 77) without a CUDA device. */
+#include "../common/harness.h"
+#include "../common/harris_ref.h"
+
+#include "../../cuda/device_info.h"
+#include "../../cuda/harris.h"
+#include "gstcvmemory.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <memory>
+
+using namespace cvtest;
+using cudavision::Corner;
+using cudavision::CornerDetectParams;
+using cudavision::CornerMethod;
+using cudavision::CornerParams;
+
+namespace {
+
+const char *kModes[] = {
+  "block-sizing=static",
+  "block-sizing=static block-size=64x2",
+  "block-sizing=static block-size=1024",
+  "block-sizing=static block-size=32x32",
+  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
+  "block-sizing=model",
+};
+
+/* The device of the direct tests, with the policies of every mode. */
+class HarrisDevice : public ::testing::Test {
+protected:
+  void SetUp () override
+  {
+    ASSERT_EQ (cudaSetDevice (0), cudaSuccess);
+    ASSERT_TRUE (cudavision::query_current_device (&dev).ok ());
+    ASSERT_TRUE (stream.create ().ok ());
+  }
+  cudavision::LaunchPolicy policy (cudavision::BlockSizing mode = cudavision::BlockSizing::Static,
+      cudavision::BlockShape user = {}) const
+  {
+    return cudavision::LaunchPolicy (dev, mode, user);
+  }
+
+  /* A host Mat (8-bit, 1 or 4 channels) in a pitched device buffer. */
+  cudavision::ConstImage8 upload (const cv::Mat & m, cudavision::DeviceBuffer & buf)
+  {
+    const size_t row = m.cols * m.elemSize ();
+    const size_t pitch = cudavision::aligned_pitch (row);
+    EXPECT_TRUE (buf.allocate (pitch * m.rows).ok ());
+    EXPECT_EQ (cudaMemcpy2D (buf.get (), pitch, m.data, m.step, row, m.rows, cudaMemcpyHostToDevice), cudaSuccess);
+    /* our stream does not wait for the legacy default stream */
+    EXPECT_EQ (cudaDeviceSynchronize (), cudaSuccess);
+    return { buf.as<const uint8_t> (), pitch, m.cols, m.rows };
+  }
+
+  cv::Mat download_float (cudavision::ImageF img)
+  {
+    cv::Mat m (img.height, img.width, CV_32F);
+    EXPECT_EQ (cudaMemcpy2D (m.data, m.step, img.data, img.pitch, img.width * sizeof (float), img.height,
+                   cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    return m;
+  }
+
+  /* corner_response on device buffers; `max_out` gets the reduced maximum. */
+  cv::Mat response (const cudavision::CornerInput & in, const CornerParams & p, const cudavision::LaunchPolicy & pol,
+      float *max_out = nullptr)
+  {
+    cudavision::DeviceBuffer out, max;
+    const size_t pitch = cudavision::aligned_pitch (in.image.width * sizeof (float));
+    EXPECT_TRUE (out.allocate (pitch * in.image.height).ok ());
+    EXPECT_TRUE (max.allocate (sizeof (uint32_t)).ok ());
+    EXPECT_EQ (cudaMemsetAsync (max.get (), 0, sizeof (uint32_t), stream.get ()), cudaSuccess);
+    const cudavision::ImageF dst { out.as<float> (), pitch, in.image.width, in.image.height };
+    const cudavision::CudaStatus s = cudavision::corner_response (in, dst, p, pol, stream.get (), max.as<uint32_t> ());
+    EXPECT_TRUE (s.ok ()) << s.message ();
+    EXPECT_TRUE (stream.synchronize ().ok ());
+    if (max_out) {
+      uint32_t m = 0;
+      EXPECT_EQ (cudaMemcpy (&m, max.get (), sizeof m, cudaMemcpyDeviceToHost), cudaSuccess);
+      *max_out = cudavision::ordered_to_float (m);
+    }
+    return download_float (dst);
+  }
+
+  std::vector<Corner> detect (const cudavision::CornerInput & in, const CornerDetectParams & p,
+      const cudavision::LaunchPolicy & pol)
+  {
+    std::vector<Corner> c;
+    const cudavision::CudaStatus s = detector.detect (in, p, pol, stream.get (), &c);
+    EXPECT_TRUE (s.ok ()) << s.message ();
+    return c;
+  }
+
+  void TearDown () override { detector.release (); }
+
+  cudavision::DeviceDescription dev;
+  cudavision::Stream stream;
+  cudavision::CornerDetector detector;
+};
+
+cv::Mat
+resized_gray (const char *name, int w, int h)
+{
+  cv::Mat g = load_gray (data_path (name)), r;
+  cv::resize (g, r, cv::Size (w, h), 0, 0, cv::INTER_LINEAR);
+  return r;
+}
+
+/* Both ways: OpenCV's corners found, and few corners OpenCV lacks. */
+void
+expect_corner_match (const std::vector<Corner> & got, const std::vector<Corner> & ref, const std::string & what)
+{
+  const double r = recall (got, ref, 1.0), p = recall (ref, got, 1.0);
+  EXPECT_GE (r, 0.95) << what << ": found " << got.size () << " vs OpenCV " << ref.size () << ", recall " << r;
+  EXPECT_GE (p, 0.95) << what << ": found " << got.size () << " vs OpenCV " << ref.size () << ", precision " << p;
+}
+
+std::string
+element_for (const CornerParams & p, const std::string & extra = "")
+{
+  CornerDetectParams d;
+  d.corner = p;
+  return harris_element ("cuda", d) + " " + extra;
+}
+
+}  // namespace
+
+/* ---------------------------------------------------- the cuda/ API */
+
+TEST_F (HarrisDevice, ResponseMatchesOpenCVEveryImageBlockAndAperture)
+{
+  const auto pol = policy ();
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = load_gray (path);
+    cudavision::DeviceBuffer buf;
+    const cudavision::CornerInput in { upload (g, buf), true };
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
+      for (int block = 2; block <= 7; block++)
+        for (int ap : { 3, 5, 7 }) {
+          const CornerParams p = corner_params (m, block, ap);
+          float maxv = 0;
+          const cv::Mat got = response (in, p, pol, &maxv);
+          const cv::Mat ref = opencv_response (g, p);
+          cv::Point at;
+          const double e = response_rel_error (got, ref, &at);
+          EXPECT_LE (e, 1e-4) << path << " " << describe (p) << ": worst at " << at << " got "
+                              << got.at<float> (at) << " OpenCV " << ref.at<float> (at);
+          double gmax = 0;
+          cv::minMaxLoc (got, nullptr, &gmax);
+          EXPECT_EQ (maxv, (float) gmax) << path << " " << describe (p) << ": reduced maximum";
+        }
+  }
+}
+
+/* The kernel computes what the host model (tests/common/harris_ref.h, the
+ * same functions in the same order, proven against OpenCV in the gst suite)
+ * computes, bit for bit: tiles, halos and reflections are the kernel's own
+ * business, and any slip there shows here pixel by pixel. */
+TEST_F (HarrisDevice, KernelIsTheHostModelBitForBit)
+{
+  const auto pol = policy ();
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ())
+    frames.push_back (load_gray (path));
+  for (const auto & s : { cv::Size (1, 1), cv::Size (2, 2), cv::Size (3, 3), cv::Size (33, 1), cv::Size (1, 40),
+           cv::Size (35, 37), cv::Size (641, 479) }) {
+    cv::Mat g;
+    cv::cvtColor (random_rgb (s.width, s.height, s.area ()), g, cv::COLOR_RGB2GRAY);
+    frames.push_back (g);
+  }
+  for (const cv::Mat & g : frames) {
+    const std::string what = std::to_string (g.cols) + "x" + std::to_string (g.rows);
+    cudavision::DeviceBuffer buf;
+    const cudavision::CornerInput in { upload (g, buf), true };
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
+      for (int block : { 2, 3, 6, 7 })
+        for (int ap : { 3, 5, 7 }) {
+          const CornerParams p = corner_params (m, block, ap);
+          const cv::Mat model = model_response (g, p);
+          const cv::Mat got = response (in, p, pol);
+          const cv::Mat ne = got != model;
+          const int bad = cv::countNonZero (ne);
+          if (bad) {
+            std::vector<cv::Point> where;
+            cv::findNonZero (ne, where);
+            ADD_FAILURE () << what << " " << describe (p) << ": " << bad << " pixels differ, first at " << where[0]
+                           << " got " << got.at<float> (where[0]) << " model " << model.at<float> (where[0]);
+          }
+        }
+    CornerDetectParams p;
+    EXPECT_EQ (diff_corner_lists (detect (in, p, pol), model_corners (model_response (g, p.corner), p)), "") << what;
+  }
+}
+
+/* RGBA / BGRx in: the luma computed as the tiles load gives the GRAY8
+ * input's response bit for bit. */
+TEST_F (HarrisDevice, PackedColourSourceIsItsLuma)
+{
+  const auto pol = policy ();
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  cv::Mat g, rgba, bgra;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  cv::cvtColor (rgb, rgba, cv::COLOR_RGB2RGBA);
+  cv::cvtColor (rgb, bgra, cv::COLOR_RGB2BGRA);
+  cudavision::DeviceBuffer bg, b1, b2;
+  const cudavision::CornerInput gin { upload (g, bg), true };
+  const cudavision::CornerInput rin { upload (rgba, b1), false, cudavision::PackedRgb::RGBA };
+  const cudavision::CornerInput bin { upload (bgra, b2), false, cudavision::PackedRgb::BGRx };
+  for (int ap : { 3, 7 }) {
+    const CornerParams p = corner_params (CornerMethod::Harris, 3, ap);
+    const cv::Mat ref = response (gin, p, pol);
+    EXPECT_EQ (cv::countNonZero (response (rin, p, pol) != ref), 0) << "RGBA aperture " << ap;
+    EXPECT_EQ (cv::countNonZero (response (bin, p, pol) != ref), 0) << "BGRx aperture " << ap;
+  }
+}
+
+TEST_F (HarrisDevice, DetectorFindsGoodFeaturesToTrack)
+{
+  const auto pol = policy ();
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = load_gray (path);
+    cudavision::DeviceBuffer buf;
+    const cudavision::CornerInput in { upload (g, buf), true };
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      for (int max_corners : { 0, 100 }) {
+        CornerDetectParams p;
+        p.corner = corner_params (m, 3, 3);
+        p.max_corners = max_corners;
+        const auto ref = opencv_corners (g, p);
+        const auto got = detect (in, p, pol);
+        expect_corner_match (got, ref, path + " " + describe (p.corner) + " max " + std::to_string (max_corners));
+        for (size_t i = 1; i < got.size (); i++)
+          ASSERT_GE (got[i - 1].score, got[i].score) << path << ": not strongest first at " << i;
+        if (max_corners) {
+          EXPECT_LE ((int) got.size (), max_corners);
+        }
+      }
+    }
+  }
+}
+
+TEST_F (HarrisDevice, Left01ChessboardFound)
+{
+  const cv::Mat g = load_gray (data_path ("left01.jpg"));
+  const auto truth = left01_chessboard (g);
+  ASSERT_EQ (truth.size (), 54u);
+  cudavision::DeviceBuffer buf;
+  const cudavision::CornerInput in { upload (g, buf), true };
+  for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+    CornerDetectParams p;
+    p.corner.method = m;
+    const auto got = detect (in, p, policy ());
+    EXPECT_EQ (matched (truth, got, kChessboardRadius), 54) << describe (p.corner) << ": " << got.size ()
+                                                            << " detections";
+  }
+}
+
+/* 1x1 .. 1080p: the response, and the list (OpenCV's, possibly empty). */
+TEST_F (HarrisDevice, Sizes)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 3 }, { 5, 2 }, { 641, 479 }, { 1920, 1080 } };
+  const auto pol = policy ();
+  for (const auto & s : sizes) {
+    const std::string what = std::to_string (s[0]) + "x" + std::to_string (s[1]);
+    const bool small = s[0] < 16;
+    cv::Mat g = small ? cv::Mat () : resized_gray ("building.jpg", s[0], s[1]);
+    if (small) {
+      cv::cvtColor (random_rgb (s[0], s[1], s[0] * 3 + s[1]), g, cv::COLOR_RGB2GRAY);
+    }
+    cudavision::DeviceBuffer buf;
+    const cudavision::CornerInput in { upload (g, buf), true };
+    for (int block : { 2, 3, 7 })
+      for (int ap : { 3, 5, 7 }) {
+        const CornerParams p = corner_params (CornerMethod::Harris, block, ap);
+        cv::Point at;
+        EXPECT_LE (response_rel_error (response (in, p, pol), opencv_response (g, p), &at), 1e-4)
+            << what << " " << describe (p) << " at " << at;
+      }
+    CornerDetectParams p;
+    const auto ref = opencv_corners (g, p);
+    const auto got = detect (in, p, pol);
+    if (small) {
+      EXPECT_EQ (diff_corner_lists (got, ref), "") << what;
+    } else {
+      expect_corner_match (got, ref, what);
+    }
+  }
+}
+
+/* Every mode, every block shape: the same map and the same list. */
+TEST_F (HarrisDevice, EveryBlockSizingModeIdentical)
+{
+  using cudavision::BlockSizing;
+  const cudavision::LaunchPolicy pols[] = {
+    policy (BlockSizing::Static), policy (BlockSizing::Static, { 64, 2 }), policy (BlockSizing::Static, { 1024, 1 }),
+    policy (BlockSizing::Static, { 8, 8 }), policy (BlockSizing::Model), policy (BlockSizing::EmpiricalTable),
+  };
+  for (const auto & name : { "text.png", "left01.jpg" }) {
+    for (const cv::Mat & g : { load_gray (data_path (name)), resized_gray (name, 1920, 1080) }) {
+      cudavision::DeviceBuffer buf;
+      const cudavision::CornerInput in { upload (g, buf), true };
+      CornerDetectParams p;
+      const cv::Mat ref_map = response (in, p.corner, pols[0]);
+      const auto ref = detect (in, p, pols[0]);
+      ASSERT_FALSE (ref.empty ());
+      for (size_t i = 1; i < sizeof pols / sizeof pols[0]; i++) {
+        EXPECT_EQ (cv::countNonZero (response (in, p.corner, pols[i]) != ref_map), 0) << name << " policy " << i;
+        EXPECT_EQ (diff_corner_lists (detect (in, p, pols[i]), ref), "") << name << " policy " << i;
+      }
+    }
+  }
+}
+
+/* --------------------------------------------------------- the element */
+
+TEST (HarrisGpu, ElementMatchesOpenCV)
+{
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = load_gray (path);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      CornerDetectParams p;
+      p.corner = corner_params (m, 3, 3);
+      const HarrisRun r = run_harris_gray (element_for (p.corner), g);
+      ASSERT_TRUE (r.ok) << path;
+      ASSERT_TRUE (r.has_meta) << path;
+      expect_corner_match (r.corners, opencv_corners (g, p), path + " element " + describe (p.corner));
+      EXPECT_EQ (compare (r.out, g).differing, 0) << path << ": passthrough changed the frame";
+    }
+  }
+}
+
+/* The normalized response through the element: within one grey level of
+ * OpenCV's (1e-4 of the maximum can move a rounding), on nearly all pixels
+ * exactly. */
+TEST (HarrisGpu, ElementResponseOutput)
+{
+  for (const auto & path : test_images ()) {
+    const cv::Mat rgb = load_rgb (path);
+    cv::Mat g;
+    cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      for (int ap : { 3, 5 }) {
+        const CornerParams p = corner_params (m, 3, ap);
+        const cv::Mat want = opencv_normalized_response (g, p);
+        const HarrisRun a = run_harris_gray (element_for (p, "output=response"), g);
+        const HarrisRun b = run_harris_rgb (element_for (p, "output=response"), rgb, GST_VIDEO_FORMAT_RGBx,
+            GST_VIDEO_FORMAT_GRAY8);
+        ASSERT_TRUE (a.ok && b.ok) << path;
+        for (const HarrisRun * r : { &a, &b }) {
+          const Diff d = compare (r->out, want);
+          EXPECT_LE (d.max_abs, 1) << path << " " << describe (p);
+          EXPECT_LE (d.differing, (long) want.total () / 1000 + 1) << path << " " << describe (p);
+        }
+        EXPECT_EQ (compare (a.out, b.out).differing, 0) << path << ": RGBx and GRAY8 inputs differ";
+      }
+    }
+  }
+}
+
+TEST (HarrisGpu, ElementLeft01ColourAndDraw)
+{
+  const cv::Mat rgb = load_rgb (data_path ("left01.jpg"));
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  const auto truth = left01_chessboard (g);
+  ASSERT_EQ (truth.size (), 54u);
+  const HarrisRun r = run_harris_rgb ("cudaharris backend=cuda draw=true", rgb, GST_VIDEO_FORMAT_BGRA,
+      GST_VIDEO_FORMAT_BGRA);
+  ASSERT_TRUE (r.ok);
+  EXPECT_EQ (matched (truth, r.corners, kChessboardRadius), 54) << r.corners.size () << " detections";
+  /* the marks: red crosses at the reported corners, nothing else changed (BGRA: red is byte 2) */
+  const MarkCheck c = check_marks (r.out, packed_frame (rgb, GST_VIDEO_FORMAT_BGRA), r.corners, 2, 1, 0);
+  EXPECT_EQ (c.not_red, 0);
+  EXPECT_EQ (c.changed_outside, 0);
+  EXPECT_GT (c.marker_pixels, 54 * 10);
+}
+
+TEST (HarrisGpu, ElementSizesAndModes)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 3 }, { 641, 479 }, { 1920, 1080 } };
+  for (const auto & s : sizes) {
+    const std::string what = std::to_string (s[0]) + "x" + std::to_string (s[1]);
+    cv::Mat g;
+    if (s[0] < 16)
+      cv::cvtColor (random_rgb (s[0], s[1], s[0] + 11 * s[1]), g, cv::COLOR_RGB2GRAY);
+    else
+      g = resized_gray ("sudoku.png", s[0], s[1]);
+    CornerDetectParams p;
+    const auto ref = opencv_corners (g, p);
+    HarrisRun first;
+    for (const char *mode : kModes) {
+      for (const char *out : { "output=passthrough", "output=response" }) {
+        const HarrisRun r = run_harris_gray (std::string ("cudaharris backend=cuda ") + mode + " " + out, g);
+        ASSERT_TRUE (r.ok) << what << " " << mode << " " << out;
+        if (s[0] < 16) {
+          EXPECT_EQ (diff_corner_lists (r.corners, ref), "") << what << " " << mode;
+        } else {
+          expect_corner_match (r.corners, ref, what + " " + mode);
+        }
+        if (std::string (out) == "output=passthrough") {
+          if (!first.ok)
+            first = r;
+          EXPECT_EQ (diff_corner_lists (r.corners, first.corners), "") << what << " " << mode << " vs static";
+        }
+      }
+    }
+  }
+}
+
+/* Device frames out: the meta goes on the real output buffer. */
+TEST (HarrisGpu, DeviceMemoryOutputCarriesMeta)
+{
+  const cv::Mat g = load_gray (data_path ("building.jpg"));
+  const HarrisRun r = run_harris_gray ("cudaharris backend=cuda post-messages=true", g, GST_VIDEO_FORMAT_GRAY8,
+      GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  ASSERT_TRUE (r.ok);
+  ASSERT_TRUE (r.has_meta);
+  expect_corner_match (r.corners, opencv_corners (g, CornerDetectParams ()), "device memory out");
+  EXPECT_EQ (compare (r.out, g).differing, 0);
+  ASSERT_EQ (r.messages, 1);
+  EXPECT_EQ (r.msg_count, r.corners.size ());
+  EXPECT_EQ (r.msg_corners.size (), std::min<size_t> (50, r.corners.size ()));
+}
+
+/* A chain: cudagray's device frames into cudaharris, no host copy between. */
+TEST (HarrisGpu, ChainFromCudagray)
+{
+  BusResult r = run_pipeline ("videotestsrc num-buffers=10 pattern=checkers-8 ! video/x-raw,format=RGBA,width=640,"
+                              "height=480 ! cudagray backend=cuda ! cudaharris backend=cuda draw=true ! fakesink");
+  EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
+  EXPECT_TRUE (r.warnings.empty ()) << r.warnings[0];
+}

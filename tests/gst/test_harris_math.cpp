@@ -1,0 +1,168 @@
+/* The corner detector's arithmetic (cuda/harris_math.h, shared with the
+ * kernels) and its host selection pass (cuda/corner_select.h) against
+ * OpenCV, on the CPU: runs in CI without a GPU.
+ *
+ * model_response (tests/common/harris_ref.h) walks the kernel's steps in
+ * the kernel's order with the same functions, so border handling and
+ * formulas are proven here; the GPU suite checks the kernel against the
+ * model bit for bit and against OpenCV. */
+#include "../common/harris_ref.h"
+#include "../common/test_util.h"
+
+#include "../../cuda/corner_marker.h"
+#include "../../cuda/harris_math.h"
+#include "../../cuda/corner_select.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <set>
+
+using namespace cvtest;
+using cudavision::Corner;
+using cudavision::CornerDetectParams;
+using cudavision::CornerMethod;
+using cudavision::CornerParams;
+
+TEST (HarrisMath, Reflect101IsOpenCVsBorderInterpolate)
+{
+  for (int len = 1; len <= 9; len++)
+    for (int p = -25; p < 35; p++)
+      ASSERT_EQ (cudavision::reflect101 (p, len), cv::borderInterpolate (p, len, cv::BORDER_REFLECT_101))
+          << "p " << p << " len " << len;
+}
+
+TEST (HarrisMath, SobelTapsAreOpenCVsDerivKernels)
+{
+  for (int k : { 3, 5, 7 }) {
+    cv::Mat kd, ks;
+    cv::getDerivKernels (kd, ks, 1, 0, k, false, CV_32F);
+    for (int i = 0; i < k; i++) {
+      EXPECT_EQ (cudavision::sobel_deriv (k, i), (int) kd.at<float> (i)) << "ksize " << k << " tap " << i;
+      EXPECT_EQ (cudavision::sobel_smooth (k, i), (int) ks.at<float> (i)) << "ksize " << k << " tap " << i;
+    }
+  }
+}
+
+TEST (HarrisMath, OrderedFloatsSortAsFloats)
+{
+  std::vector<float> v = { -INFINITY, -1e30f, -3.5f, -1e-30f, -0.f, 0.f, 1e-38f, 1e-3f, 0.04f, 1.f, 7e20f, INFINITY };
+  for (size_t i = 0; i + 1 < v.size (); i++) {
+    EXPECT_LT (cudavision::float_to_ordered (v[i]), cudavision::float_to_ordered (v[i + 1])) << v[i];
+    EXPECT_EQ (cudavision::ordered_to_float (cudavision::float_to_ordered (v[i])), v[i]);
+  }
+  /* a zeroed word is below every float: the device's initial maximum */
+  EXPECT_LT (0u, cudavision::float_to_ordered (-INFINITY));
+  /* keys: value first, then the later pixel */
+  EXPECT_GT (cudavision::corner_key (2.f, 0), cudavision::corner_key (1.f, 99));
+  EXPECT_GT (cudavision::corner_key (1.f, 5), cudavision::corner_key (1.f, 4));
+}
+
+TEST (HarrisMath, ResponseMatchesOpenCVOnBundledImages)
+{
+  const auto images = test_images ();
+  ASSERT_GE (images.size (), 10u);
+  for (const auto & path : images) {
+    const cv::Mat g = load_gray (path);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      const CornerParams p = corner_params (m, 3, 3);
+      cv::Point at;
+      const double e = response_rel_error (model_response (g, p), opencv_response (g, p), &at);
+      EXPECT_LE (e, 1e-4) << path << " " << describe (p) << " at " << at;
+    }
+  }
+}
+
+TEST (HarrisMath, ResponseMatchesOpenCVEveryBlockAndAperture)
+{
+  const cv::Mat g = load_gray (data_path ("left01.jpg"));
+  for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
+    for (int block = 2; block <= 7; block++)
+      for (int ap : { 3, 5, 7 }) {
+        const CornerParams p = corner_params (m, block, ap, 0.06);
+        cv::Point at;
+        const double e = response_rel_error (model_response (g, p), opencv_response (g, p), &at);
+        EXPECT_LE (e, 1e-4) << describe (p) << " at " << at;
+      }
+}
+
+/* Frames smaller than the aperture and the box: the repeated reflections. */
+TEST (HarrisMath, TinyAndOddFrames)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 3 }, { 1, 7 }, { 7, 1 }, { 2, 5 }, { 4, 3 }, { 6, 6 }, { 13, 9 } };
+  for (const auto & s : sizes) {
+    cv::Mat rgb = random_rgb (s[0], s[1], s[0] * 17 + s[1]);
+    cv::Mat g;
+    cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
+      for (int block : { 2, 3, 7 })
+        for (int ap : { 3, 5, 7 }) {
+          const CornerParams p = corner_params (m, block, ap);
+          cv::Point at;
+          const double e = response_rel_error (model_response (g, p), opencv_response (g, p), &at);
+          EXPECT_LE (e, 1e-4) << s[0] << "x" << s[1] << " " << describe (p) << " at " << at;
+        }
+  }
+}
+
+/* Candidates, keys, sort and the greedy pass on OpenCV's own response give
+ * goodFeaturesToTrack's list exactly: positions, order and scores. */
+TEST (HarrisMath, SelectionIsGoodFeaturesToTrackExactly)
+{
+  struct Case {
+    double quality, min_distance;
+    int max_corners;
+  };
+  const Case cases[] = { { 0.01, 10, 0 }, { 0.01, 10, 25 }, { 0.1, 0, 0 }, { 0.001, 0.5, 300 }, { 0.05, 1, 0 },
+    { 0.01, 10.5, 0 }, { 0.02, 3.7, 100 }, { 0.3, 25, 0 } };
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = load_gray (path);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      for (const Case & c : cases) {
+        CornerDetectParams p;
+        p.corner = corner_params (m, 3, 3);
+        p.quality_level = c.quality;
+        p.min_distance = c.min_distance;
+        p.max_corners = c.max_corners;
+        const auto ref = opencv_corners (g, p);
+        const auto got = model_corners (opencv_response (g, p.corner), p);
+        EXPECT_EQ (diff_corner_lists (got, ref), "")
+            << path << " " << describe (p.corner) << " quality " << c.quality << " min-distance " << c.min_distance
+            << " max " << c.max_corners;
+      }
+    }
+  }
+}
+
+/* The whole emulated pipeline: at least 95% of OpenCV's corners within
+ * 1 px (float rounding may move a near-tie), on every image. */
+TEST (HarrisMath, EmulatedPipelineFindsOpenCVsCorners)
+{
+  for (const auto & path : test_images ()) {
+    const cv::Mat g = load_gray (path);
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      CornerDetectParams p;
+      p.corner = corner_params (m, 3, 3);
+      const auto ref = opencv_corners (g, p);
+      const auto got = model_corners (model_response (g, p.corner), p);
+      const double r = recall (got, ref, 1.0);
+      EXPECT_GE (r, 0.95) << path << " " << describe (p.corner) << ": " << got.size () << " vs " << ref.size ();
+      EXPECT_GE (recall (ref, got, 1.0), 0.95) << path << " " << describe (p.corner) << " (extra corners)";
+    }
+  }
+}
+
+TEST (HarrisMath, MarkerIsACross)
+{
+  std::set<std::pair<int, int>> px;
+  for (int k = 0; k < cudavision::kCornerMarkerPixels; k++) {
+    int dx, dy;
+    cudavision::corner_marker_offset (k, &dx, &dy);
+    EXPECT_TRUE (dx == 0 || dy == 0);
+    EXPECT_LE (std::max (std::abs (dx), std::abs (dy)), cudavision::kCornerMarkerArm);
+    px.insert ({ dx, dy });
+  }
+  EXPECT_EQ ((int) px.size (), cudavision::kCornerMarkerPixels);
+  EXPECT_TRUE (px.count ({ 0, 0 }));
+}

@@ -305,6 +305,24 @@ gst_cv_base_filter_prepare_output_buffer (GstBaseTransform * trans, GstBuffer * 
   return ret;
 }
 
+/* Metas tagged only with video, size or orientation (regions of interest,
+ * keypoints, face boxes) stay valid through our elements, which never move
+ * pixels: keep them, as GstVideoFilter does. Metas with other tags (memory,
+ * colorspace) describe the input buffer and are dropped. */
+static gboolean
+gst_cv_base_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+  if (!tags)
+    return TRUE;
+  for (; *tags; tags++) {
+    if (g_strcmp0 (*tags, GST_META_TAG_VIDEO_STR) != 0 && g_strcmp0 (*tags, GST_META_TAG_VIDEO_SIZE_STR) != 0 &&
+        g_strcmp0 (*tags, GST_META_TAG_VIDEO_ORIENTATION_STR) != 0)
+      return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->transform_meta (trans, outbuf, meta, inbuf);
+  }
+  return TRUE;
+}
+
 /* ------------------------------------------------------------- transform */
 
 GstFlowReturn
@@ -814,6 +832,7 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
   trans_class->prepare_output_buffer = gst_cv_base_filter_prepare_output_buffer;
   trans_class->transform = gst_cv_base_filter_transform;
   trans_class->query = gst_cv_base_filter_query;
+  trans_class->transform_meta = gst_cv_base_filter_transform_meta;
   trans_class->passthrough_on_same_caps = FALSE;
 
   GST_DEBUG_CATEGORY_INIT (gst_cv_base_filter_debug, "cudavision-base", 0, "cudavision base filter");

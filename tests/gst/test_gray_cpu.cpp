@@ -142,3 +142,24 @@ TEST (GrayCpu, VideotestsrcToSystemMemorySink)
                               "video/x-raw,format=RGBA ! fakesink");
   EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
 }
+
+/* Regions of interest (and our keypoints) describe positions, which our
+ * elements never move: they survive the element; colour metas do not. */
+TEST (GrayCpu, PositionMetasAreKept)
+{
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_RGBA);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 170, 30, 120, 150);
+  GstBuffer *out = run_harness ("cudagray backend=cpu", caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows),
+      caps_string (GST_VIDEO_FORMAT_GRAY8, rgb.cols, rgb.rows), in);
+  ASSERT_NE (out, nullptr);
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_get_video_region_of_interest_meta (out);
+  ASSERT_NE (roi, nullptr);
+  EXPECT_EQ (roi->x, 170u);
+  EXPECT_EQ (roi->w, 120u);
+  EXPECT_STREQ (g_quark_to_string (roi->roi_type), "face");
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (out);
+  if (vmeta)
+    EXPECT_EQ (vmeta->format, GST_VIDEO_FORMAT_GRAY8);  /* the output's own, not the input's */
+  gst_buffer_unref (out);
+}

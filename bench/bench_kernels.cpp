@@ -11,10 +11,14 @@
 #include "../cuda/device_info.h"
 #include "../cuda/blur.h"
 #include "../cuda/gray.h"
+#include "../cuda/harris.h"
 #include "../cuda/otsu.h"
 #include "../cuda/tuning_table.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <random>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -141,6 +145,68 @@ bench_otsu (Context & c, Size s, double copy_gbs)
   }
 }
 
+/* A GRAY8 frame of 24x24 cells of random grey: corners where cells meet,
+ * about 3600 at 1080p, so the detection's list is as long as on real
+ * scenes (random noise would make every pixel a candidate). */
+static cudavision::DeviceBuffer
+cells_frame (Size s, size_t pitch)
+{
+  std::vector<uint8_t> host (pitch * s.h);
+  std::mt19937 rng (11);
+  std::vector<uint8_t> cell ((s.w / 24 + 1) * (s.h / 24 + 1));
+  for (auto & c : cell)
+    c = (uint8_t) rng ();
+  for (int y = 0; y < s.h; y++)
+    for (int x = 0; x < s.w; x++)
+      host[y * pitch + x] = cell[(y / 24) * (s.w / 24 + 1) + x / 24];
+  cudavision::DeviceBuffer b;
+  check (b.allocate (host.size ()).err, "alloc");
+  check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+  return b;
+}
+
+/* Harris: the response map alone (compare with NPP's Harris filter), and
+ * the whole detection with the corner list on the host. */
+static void
+bench_harris (Context & c, Size s, double copy_gbs)
+{
+  GrayFrames f (s, 9);
+  cudavision::DeviceBuffer resp;
+  const size_t rpitch = cudavision::aligned_pitch ((size_t) s.w * 4);
+  check (resp.allocate (rpitch * s.h).err, "resp");
+  cudavision::CornerParams p;  /* Harris, blockSize 3, aperture 3, k 0.04 */
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
+    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+    Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+      cudavision::CornerInput in { f.src (i, s), true, cudavision::PackedRgb::RGBA };
+      check (cudavision::corner_response (in, { resp.as<float> (), rpitch, s.w, s.h }, p, policy, c.stream.get ()).err,
+          "response");
+    });
+    report ("harris.response", s, m, t, 5.0 * s.w * s.h, copy_gbs);
+  }
+  cudavision::DeviceBuffer frame = cells_frame (s, f.pitch);
+  cudavision::CornerDetector det;
+  cudavision::CornerDetectParams dp;
+  std::vector<cudavision::Corner> corners;
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
+    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+    cudavision::CornerInput in { { frame.as<const uint8_t> (), f.pitch, s.w, s.h }, true, cudavision::PackedRgb::RGBA };
+    /* detect() waits for its list: time it on the host clock, median of runs */
+    std::vector<double> us;
+    for (int i = 0; i < 20 + c.iters / 2; i++) {
+      auto t0 = std::chrono::steady_clock::now ();
+      check (det.detect (in, dp, policy, c.stream.get (), &corners).err, "detect");
+      auto t1 = std::chrono::steady_clock::now ();
+      if (i >= 20)
+        us.push_back (std::chrono::duration<double, std::micro> (t1 - t0).count ());
+    }
+    std::sort (us.begin (), us.end ());
+    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (host clock, %zu corners)\n", "harris.detect", s.w, s.h,
+        cudavision::block_sizing_name (m), us[us.size () / 2], us[us.size () / 10], us[us.size () * 9 / 10],
+        corners.size ());
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -184,6 +250,7 @@ main (int argc, char **argv)
     bench_gray (c, s, copy_gbs);
     bench_blur (c, s, copy_gbs);
     bench_otsu (c, s, copy_gbs);
+    bench_harris (c, s, copy_gbs);
   }
   return 0;
 }

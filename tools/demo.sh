@@ -9,11 +9,12 @@ tools/build.sh
 out=demo-output
 mkdir -p "$out"
 export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-src=tests/data/astronaut.png
+# run NAME ELEMENT... : $src (default astronaut.png) through the elements
+# into $out/NAME.png
 run() {
   local name=$1; shift
-  gst-launch-1.0 -q filesrc location="$src" ! pngdec ! videoconvert ! "$@" ! videoconvert ! pngenc ! \
-    filesink location="$out/$name.png"
+  gst-launch-1.0 -q filesrc location="${src:-tests/data/astronaut.png}" ! decodebin ! videoconvert ! "$@" ! \
+    videoconvert ! pngenc ! filesink location="$out/$name.png"
   echo "wrote $out/$name.png"
 }
 run astronaut-gray cudagray

@@ -40,42 +40,18 @@ GST_ELEMENT_REGISTER_DEFINE (cudagray, "cudagray", GST_RANK_NONE, GST_TYPE_CUDA_
 static GstCaps *
 gst_cuda_gray_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
 {
-  GstCaps *res = gst_caps_make_writable (caps);
-  for (guint i = 0; i < gst_caps_get_size (res); i++) {
-    GstStructure *s = gst_caps_get_structure (res, i);
-    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
-    /* Towards the source pad everything becomes GRAY8; towards the sink
-     * pad any input format of the template will do. */
-    if (direction == GST_PAD_SINK)
-      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", nullptr);
-  }
-  return gst_caps_simplify (res);
+  return gst_cv_caps_map_to_gray (direction, caps);
 }
 
 static gboolean
 gst_cuda_gray_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
 {
   GstCudaGray *self = GST_CUDA_GRAY (base);
-  using cudavision::PackedRgb;
-  self->planar_y = false;
-  switch (GST_VIDEO_INFO_FORMAT (in)) {
-    case GST_VIDEO_FORMAT_RGBA: self->layout = PackedRgb::RGBA; break;
-    case GST_VIDEO_FORMAT_BGRA: self->layout = PackedRgb::BGRA; break;
-    case GST_VIDEO_FORMAT_RGBx: self->layout = PackedRgb::RGBx; break;
-    case GST_VIDEO_FORMAT_BGRx: self->layout = PackedRgb::BGRx; break;
-    case GST_VIDEO_FORMAT_ARGB: self->layout = PackedRgb::ARGB; break;
-    case GST_VIDEO_FORMAT_ABGR: self->layout = PackedRgb::ABGR; break;
-    case GST_VIDEO_FORMAT_xRGB: self->layout = PackedRgb::xRGB; break;
-    case GST_VIDEO_FORMAT_xBGR: self->layout = PackedRgb::xBGR; break;
-    case GST_VIDEO_FORMAT_RGB: self->layout = PackedRgb::RGB; break;
-    case GST_VIDEO_FORMAT_BGR: self->layout = PackedRgb::BGR; break;
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_I420:
-      self->planar_y = true;
-      break;
-    default:
-      GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
-      return FALSE;
+  const GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
+  self->planar_y = f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420;
+  if (!self->planar_y && !gst_cv_packed_rgb_layout (f, &self->layout)) {
+    GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
+    return FALSE;
   }
   return TRUE;
 }

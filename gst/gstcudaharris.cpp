@@ -142,37 +142,19 @@ gst_cuda_harris_transform_video_caps (GstCvBaseFilter * base, GstPadDirection di
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
   if (snapshot (self).output != GST_CUDA_HARRIS_OUTPUT_RESPONSE)
     return caps;
-  GstCaps *res = gst_caps_make_writable (caps);
-  for (guint i = 0; i < gst_caps_get_size (res); i++) {
-    GstStructure *s = gst_caps_get_structure (res, i);
-    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
-    /* The response map is GRAY8 whatever came in; any input format of the
-     * template gives it. */
-    if (direction == GST_PAD_SINK)
-      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", nullptr);
-  }
-  return gst_caps_simplify (res);
+  /* The response map is GRAY8 whatever came in. */
+  return gst_cv_caps_map_to_gray (direction, caps);
 }
 
 static gboolean
 gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
-  using cudavision::PackedRgb;
-  self->gray_in = false;
-  self->in_bpp = 4;
-  switch (GST_VIDEO_INFO_FORMAT (in)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      self->gray_in = true;
-      self->in_bpp = 1;
-      break;
-    case GST_VIDEO_FORMAT_RGBA: self->layout = PackedRgb::RGBA; break;
-    case GST_VIDEO_FORMAT_BGRA: self->layout = PackedRgb::BGRA; break;
-    case GST_VIDEO_FORMAT_RGBx: self->layout = PackedRgb::RGBx; break;
-    case GST_VIDEO_FORMAT_BGRx: self->layout = PackedRgb::BGRx; break;
-    default:
-      GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
-      return FALSE;
+  self->gray_in = GST_VIDEO_INFO_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
+  self->in_bpp = self->gray_in ? 1 : 4;
+  if (!self->gray_in && !gst_cv_packed_rgb_layout (GST_VIDEO_INFO_FORMAT (in), &self->layout)) {
+    GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
+    return FALSE;
   }
   return TRUE;
 }

@@ -93,6 +93,38 @@ gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory)
   return caps;
 }
 
+bool
+gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout)
+{
+  using cudavision::PackedRgb;
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA: *layout = PackedRgb::RGBA; return true;
+    case GST_VIDEO_FORMAT_BGRA: *layout = PackedRgb::BGRA; return true;
+    case GST_VIDEO_FORMAT_RGBx: *layout = PackedRgb::RGBx; return true;
+    case GST_VIDEO_FORMAT_BGRx: *layout = PackedRgb::BGRx; return true;
+    case GST_VIDEO_FORMAT_ARGB: *layout = PackedRgb::ARGB; return true;
+    case GST_VIDEO_FORMAT_ABGR: *layout = PackedRgb::ABGR; return true;
+    case GST_VIDEO_FORMAT_xRGB: *layout = PackedRgb::xRGB; return true;
+    case GST_VIDEO_FORMAT_xBGR: *layout = PackedRgb::xBGR; return true;
+    case GST_VIDEO_FORMAT_RGB: *layout = PackedRgb::RGB; return true;
+    case GST_VIDEO_FORMAT_BGR: *layout = PackedRgb::BGR; return true;
+    default: return false;
+  }
+}
+
+GstCaps *
+gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps)
+{
+  GstCaps *res = gst_caps_make_writable (caps);
+  for (guint i = 0; i < gst_caps_get_size (res); i++) {
+    GstStructure *s = gst_caps_get_structure (res, i);
+    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
+    if (direction == GST_PAD_SINK)
+      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", nullptr);
+  }
+  return gst_caps_simplify (res);
+}
+
 static GstCvMemoryKind
 caps_memory_kind (GstCaps * caps)
 {

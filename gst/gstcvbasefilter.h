@@ -89,6 +89,14 @@ G_END_DECLS
 #ifdef __cplusplus
 #include "../cuda/image.h"
 
+/* The cuda/ layout of a packed 3- or 4-byte RGB format; false for others. */
+bool gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout);
+
+/* transform_video_caps for elements whose output is GRAY8 whatever the
+ * input: towards the source pad every format becomes GRAY8 (colorimetry
+ * and chroma siting dropped); towards the sink pad any template format. */
+GstCaps *gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps);
+
 /* Plain views of a mapped frame's plane, for the cuda/ and cpu/ APIs. */
 inline cudavision::ConstImage8
 gst_cv_frame_const_plane (const GstVideoFrame * f, guint plane)

@@ -32,4 +32,12 @@ run_harness_mat (const std::string & element, const std::string & in_caps, const
   return m;
 }
 
+cv::Mat
+through (const std::string & element, const cv::Mat & in, const char *out_feature)
+{
+  const GstVideoFormat f = in.channels () == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA;
+  return run_harness_mat (element, caps_string (f, in.cols, in.rows), caps_string (f, in.cols, in.rows, out_feature),
+      mat_to_buffer (in, f));
+}
+
 }  // namespace cvtest

@@ -19,4 +19,8 @@ GstBuffer *run_harness (const std::string & element, const std::string & in_caps
 cv::Mat run_harness_mat (const std::string & element, const std::string & in_caps, const std::string & out_caps,
     GstBuffer * in);
 
+/* One GRAY8 (1 channel) or RGBA (4 channels) frame through an element
+ * whose output has the same format, optionally in another memory. */
+cv::Mat through (const std::string & element, const cv::Mat & in, const char *out_feature = nullptr);
+
 }  // namespace cvtest

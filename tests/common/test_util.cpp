@@ -47,10 +47,7 @@ load_rgb (const std::string & path)
 cv::Mat
 random_rgb (int width, int height, uint64_t seed)
 {
-  cv::Mat m (height, width, CV_8UC3);
-  cv::RNG rng (seed);
-  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
-  return m;
+  return random_mat (width, height, CV_8UC3, seed);
 }
 
 static GstBuffer *
@@ -184,6 +181,48 @@ caps_string (GstVideoFormat format, int width, int height, const char *feature)
     s += std::string ("(") + feature + ")";
   return s + ",format=" + gst_video_format_to_string (format) + ",width=" + std::to_string (width) +
       ",height=" + std::to_string (height) + ",framerate=30/1";
+}
+
+const char *const kBlockSizingModes[6] = {
+  "block-sizing=static",
+  "block-sizing=static block-size=64x2",
+  "block-sizing=static block-size=1024",
+  "block-sizing=static block-size=32x32",
+  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
+  "block-sizing=model",
+};
+
+cv::Mat
+to_gray (const cv::Mat & rgb)
+{
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+cv::Mat
+to_rgba (const cv::Mat & rgb, uint64_t seed)
+{
+  cv::Mat noise = random_mat (rgb.cols, rgb.rows, CV_8UC1, seed), out (rgb.rows, rgb.cols, CV_8UC4);
+  cv::Mat src[] = { rgb, noise };
+  const int from_to[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+  cv::mixChannels (src, 2, &out, 1, from_to, 4);
+  return out;
+}
+
+cv::Mat
+random_mat (int w, int h, int type, uint64_t seed)
+{
+  cv::Mat m (h, w, type);
+  cv::RNG rng (seed);
+  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
+  return m;
+}
+
+std::string
+size_str (const cv::Mat & m)
+{
+  return std::to_string (m.cols) + "x" + std::to_string (m.rows) + "x" + std::to_string (m.channels ());
 }
 
 Diff

@@ -36,6 +36,19 @@ cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
 
 std::string caps_string (GstVideoFormat format, int width, int height, const char *feature = nullptr);
 
+/* GRAY8 of an RGB image (cv::cvtColor). */
+cv::Mat to_gray (const cv::Mat & rgb);
+/* RGBA of an RGB image with seeded noise in A, which elements must ignore. */
+cv::Mat to_rgba (const cv::Mat & rgb, uint64_t seed);
+/* Seeded uniform random Mat of any type. */
+cv::Mat random_mat (int w, int h, int type, uint64_t seed);
+/* "WxHxC" for messages. */
+std::string size_str (const cv::Mat & m);
+
+/* The launch-policy settings every GPU test runs: each must give the same
+ * pixels (the empirical table path is a missing file: model fallback). */
+extern const char *const kBlockSizingModes[6];
+
 /* Max |a-b| and the number of differing pixels. */
 struct Diff {
   double max_abs = 0;

@@ -26,59 +26,6 @@
 
 using namespace cvtest;
 
-static const char *kModes[] = {
-  "block-sizing=static",
-  "block-sizing=static block-size=64x2",
-  "block-sizing=static block-size=1024",
-  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
-  "block-sizing=model",
-};
-
-/* ------------------------------------------------------------ helpers */
-
-static cv::Mat
-to_gray (const cv::Mat & rgb)
-{
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
-}
-
-static cv::Mat
-to_rgba (const cv::Mat & rgb, uint64_t seed)
-{
-  cv::Mat noise (rgb.rows, rgb.cols, CV_8UC1), out (rgb.rows, rgb.cols, CV_8UC4);
-  cv::RNG rng (seed);
-  rng.fill (noise, cv::RNG::UNIFORM, 0, 256);
-  cv::Mat src[] = { rgb, noise };
-  const int from_to[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
-  cv::mixChannels (src, 2, &out, 1, from_to, 4);
-  return out;
-}
-
-static cv::Mat
-random_mat (int w, int h, int type, uint64_t seed)
-{
-  cv::Mat m (h, w, type);
-  cv::RNG rng (seed);
-  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
-  return m;
-}
-
-static std::string
-size_str (const cv::Mat & m)
-{
-  return std::to_string (m.cols) + "x" + std::to_string (m.rows) + "x" + std::to_string (m.channels ());
-}
-
-static cv::Mat
-through (const std::string & element, const cv::Mat & in, const char *out_feature = nullptr)
-{
-  const GstVideoFormat f = in.channels () == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA;
-  return run_harness_mat (element, caps_string (f, in.cols, in.rows),
-      caps_string (f, in.cols, in.rows, out_feature), mat_to_buffer (in, f));
-}
-
 struct BlurCase {
   double sigma;
   int ksize;
@@ -186,7 +133,7 @@ check_blur_modes (const cv::Mat & in, const std::string & what)
   for (size_t i = 0; i < sizeof (kBlurCases) / sizeof (kBlurCases[0]); i++) {
     const BlurCase & c = kBlurCases[i];
     const bool all_modes = i == 0 || i == 3;
-    for (const char *mode : kModes) {
+    for (const char *mode : kBlockSizingModes) {
       check_blur (blur_element (c, mode), in, c, what);
       if (!all_modes)
         break;
@@ -333,7 +280,7 @@ TEST (OtsuGpu, BundledImagesEveryMode)
 {
   for (const auto & path : test_images ()) {
     const cv::Mat g = to_gray (load_rgb (path));
-    for (const char *mode : kModes)
+    for (const char *mode : kBlockSizingModes)
       check_otsu (mode, g, path);
   }
 }
@@ -346,10 +293,10 @@ TEST (OtsuGpu, SizesFrom1x1To4K)
     /* a smooth, bimodal-ish frame too: random noise has a flat histogram */
     cv::Mat smooth;
     cv::GaussianBlur (in, smooth, cv::Size (0, 0), 5);
-    for (const char *mode : kModes)
+    for (const char *mode : kBlockSizingModes)
       check_otsu (mode, in, std::to_string (s[0]) + "x" + std::to_string (s[1]));
-    check_otsu (kModes[0], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
-    check_otsu (kModes[4], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
+    check_otsu (kBlockSizingModes[0], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
+    check_otsu (kBlockSizingModes[4], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
   }
   check_otsu ("", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
 }

@@ -23,14 +23,6 @@ static const GstVideoFormat kFormats[] = {
   GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
 };
 
-static const char *kModes[] = {
-  "block-sizing=static",
-  "block-sizing=static block-size=64x2",
-  "block-sizing=static block-size=1024",
-  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
-  "block-sizing=model",
-};
-
 static void
 check_gray (const std::string & element, const cv::Mat & rgb, GstVideoFormat f, const char *out_feature,
     const std::string & what)
@@ -48,7 +40,7 @@ TEST (GrayGpu, BundledImagesEveryFormatEveryMode)
 {
   for (const auto & path : test_images ()) {
     const cv::Mat rgb = load_rgb (path);
-    for (const char *mode : kModes)
+    for (const char *mode : kBlockSizingModes)
       for (GstVideoFormat f : kFormats)
         check_gray (std::string ("cudagray backend=cuda ") + mode, rgb, f, nullptr, path);
   }
@@ -62,7 +54,7 @@ TEST (GrayGpu, SizesFrom1x1To8K)
     const cv::Mat rgb = random_rgb (s[0], s[1], s[0] * 31 + s[1]);
     const std::string what = std::to_string (s[0]) + "x" + std::to_string (s[1]);
     const bool big = s[0] >= 3840;
-    for (const char *mode : kModes) {
+    for (const char *mode : kBlockSizingModes) {
       for (GstVideoFormat f : kFormats) {
         if (big && f != GST_VIDEO_FORMAT_RGBA && f != GST_VIDEO_FORMAT_BGR && f != GST_VIDEO_FORMAT_NV12)
           continue;

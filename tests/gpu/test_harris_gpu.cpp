@@ -25,15 +25,6 @@ using cudavision::CornerParams;
 
 namespace {
 
-const char *kModes[] = {
-  "block-sizing=static",
-  "block-sizing=static block-size=64x2",
-  "block-sizing=static block-size=1024",
-  "block-sizing=static block-size=32x32",
-  "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
-  "block-sizing=model",
-};
-
 /* The device of the direct tests, with the policies of every mode. */
 class HarrisDevice : public ::testing::Test {
 protected:
@@ -397,7 +388,7 @@ TEST (HarrisGpu, ElementSizesAndModes)
     CornerDetectParams p;
     const auto ref = opencv_corners (g, p);
     HarrisRun first;
-    for (const char *mode : kModes) {
+    for (const char *mode : kBlockSizingModes) {
       for (const char *out : { "output=passthrough", "output=response" }) {
         const HarrisRun r = run_harris_gray (std::string ("cudaharris backend=cuda ") + mode + " " + out, g);
         ASSERT_TRUE (r.ok) << what << " " << mode << " " << out;

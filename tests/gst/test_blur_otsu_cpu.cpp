@@ -21,53 +21,6 @@
 
 using namespace cvtest;
 
-/* ------------------------------------------------------------ helpers */
-
-static cv::Mat
-to_gray (const cv::Mat & rgb)
-{
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
-}
-
-/* RGBA with noise in A: the blur smooths every channel, alpha included. */
-static cv::Mat
-to_rgba (const cv::Mat & rgb, uint64_t seed)
-{
-  cv::Mat noise (rgb.rows, rgb.cols, CV_8UC1), out (rgb.rows, rgb.cols, CV_8UC4);
-  cv::RNG rng (seed);
-  rng.fill (noise, cv::RNG::UNIFORM, 0, 256);
-  cv::Mat src[] = { rgb, noise };
-  const int from_to[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
-  cv::mixChannels (src, 2, &out, 1, from_to, 4);
-  return out;
-}
-
-static cv::Mat
-random_mat (int w, int h, int type, uint64_t seed)
-{
-  cv::Mat m (h, w, type);
-  cv::RNG rng (seed);
-  rng.fill (m, cv::RNG::UNIFORM, 0, 256);
-  return m;
-}
-
-static std::string
-size_str (const cv::Mat & m)
-{
-  return std::to_string (m.cols) + "x" + std::to_string (m.rows) + "x" + std::to_string (m.channels ());
-}
-
-/* One frame through an element; GRAY8 for 1 channel, RGBA for 4. */
-static cv::Mat
-through (const std::string & element, const cv::Mat & in)
-{
-  const GstVideoFormat f = in.channels () == 1 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_RGBA;
-  const std::string caps = caps_string (f, in.cols, in.rows);
-  return run_harness_mat (element, caps, caps, mat_to_buffer (in, f));
-}
-
 struct BlurCase {
   double sigma;
   int ksize;      /* 0: derived */

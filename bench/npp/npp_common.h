@@ -43,6 +43,17 @@ npp_check (NppStatus s, const char *what)
   }
 }
 
+/* A stream and NPP's context for it: every baseline starts with one. */
+struct Session {
+  cudavision::Stream stream;
+  NppStreamContext ctx {};
+  Session () {
+    cvbench::check (stream.create ().err, "stream");
+    ctx = stream_context (stream.get ());
+  }
+  cudaStream_t s () const { return stream.get (); }
+};
+
 struct Frame {
   int w, h;
 };

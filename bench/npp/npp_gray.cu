@@ -3,15 +3,14 @@
 int
 main ()
 {
-  cudavision::Stream s;
-  cvbench::check (s.create ().err, "stream");
-  const NppStreamContext ctx = nppbench::stream_context (s.get ());
+  nppbench::Session session;
+  const NppStreamContext & ctx = session.ctx;
   for (auto f : nppbench::kSizes) {
     const int sp = f.w * 4, dp = f.w;
     const size_t in_b = (size_t) sp * f.h, out_b = (size_t) dp * f.h;
     const int n = cvbench::rotation_count (in_b + out_b);
     auto in = cvbench::random_buffers (n, in_b, 1), out = cvbench::random_buffers (n, out_b, 2);
-    auto t = cvbench::time_launches (s.get (), 20, 300, [&] (int i) {
+    auto t = cvbench::time_launches (session.s (), 20, 300, [&] (int i) {
       nppbench::npp_check (nppiRGBToGray_8u_AC4C1R_Ctx (in[i % n].as<Npp8u> (), sp, out[i % n].as<Npp8u> (), dp,
                                { f.w, f.h }, ctx), "RGBToGray");
     });

@@ -3,9 +3,8 @@
 int
 main ()
 {
-  cudavision::Stream s;
-  cvbench::check (s.create ().err, "stream");
-  const NppStreamContext ctx = nppbench::stream_context (s.get ());
+  nppbench::Session session;
+  const NppStreamContext & ctx = session.ctx;
   for (auto f : nppbench::kSizes) {
     const int sp = f.w, dp = f.w * 4;
     const size_t in_b = (size_t) sp * f.h, out_b = (size_t) dp * f.h;
@@ -15,7 +14,7 @@ main ()
     nppbench::npp_check (nppiFilterHarrisCornersBorderGetBufferSize ({ f.w, f.h }, &buf_size), "size");
     cudavision::DeviceBuffer buf;
     cvbench::check (buf.allocate (buf_size).err, "buf");
-    auto t = cvbench::time_launches (s.get (), 20, 300, [&] (int i) {
+    auto t = cvbench::time_launches (session.s (), 20, 300, [&] (int i) {
       nppbench::npp_check (nppiFilterHarrisCornersBorder_8u32f_C1R_Ctx (in[i % n].as<Npp8u> (), sp, { f.w, f.h },
                                { 0, 0 }, out[i % n].as<Npp32f> (), dp, { f.w, f.h }, NPP_FILTER_SOBEL,
                                NPP_MASK_SIZE_3_X_3, NPP_MASK_SIZE_3_X_3, 0.04f, 1.0f, NPP_BORDER_REPLICATE,

@@ -3,9 +3,8 @@
 int
 main ()
 {
-  cudavision::Stream s;
-  cvbench::check (s.create ().err, "stream");
-  const NppStreamContext ctx = nppbench::stream_context (s.get ());
+  nppbench::Session session;
+  const NppStreamContext & ctx = session.ctx;
   for (auto f : nppbench::kSizes) {
     const int p = f.w;
     const size_t b = (size_t) p * f.h;
@@ -16,7 +15,7 @@ main ()
     cudavision::DeviceBuffer buf, hist;
     cvbench::check (buf.allocate (buf_size).err, "buf");
     cvbench::check (hist.allocate (256 * sizeof (Npp32s)).err, "hist");
-    auto t = cvbench::time_launches (s.get (), 20, 300, [&] (int i) {
+    auto t = cvbench::time_launches (session.s (), 20, 300, [&] (int i) {
       nppbench::npp_check (nppiHistogramEven_8u_C1R_Ctx (in[i % n].as<Npp8u> (), p, { f.w, f.h }, hist.as<Npp32s> (),
                                257, 0, 256, buf.as<Npp8u> (), ctx), "HistogramEven");
     });

@@ -135,6 +135,32 @@ rgb_to_buffer (const cv::Mat & rgb, GstVideoFormat format)
   }
 }
 
+GstBuffer *
+with_row_padding (GstBuffer * packed, GstVideoFormat format, int width, int height, int pad)
+{
+  GstVideoInfo info, padded;
+  gst_video_info_set_format (&info, format, width, height);
+  padded = info;
+  gsize offset = 0;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    padded.stride[p] = info.stride[p] + pad;
+    padded.offset[p] = offset;
+    offset += (gsize) padded.stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, p);
+  }
+  padded.size = offset;
+  GstBuffer *out = gst_buffer_new_allocate (nullptr, padded.size, nullptr);
+  GstVideoFrame from, to;
+  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE, format, width, height,
+      GST_VIDEO_INFO_N_PLANES (&info), padded.offset, padded.stride);
+  gst_video_frame_map (&from, &info, packed, GST_MAP_READ);
+  gst_video_frame_map (&to, &padded, out, GST_MAP_WRITE);
+  gst_video_frame_copy (&to, &from);
+  gst_video_frame_unmap (&to);
+  gst_video_frame_unmap (&from);
+  gst_buffer_unref (packed);
+  return out;
+}
+
 cv::Mat
 expected_gray (const cv::Mat & rgb, GstVideoFormat format)
 {

@@ -26,6 +26,10 @@ cv::Mat random_rgb (int width, int height, uint64_t seed);
  * A byte get noise there, so tests prove it is ignored. */
 GstBuffer *rgb_to_buffer (const cv::Mat & rgb, GstVideoFormat format);
 
+/* The same bytes with every row padded by `pad` bytes (an odd pad gives an
+ * odd stride), the GstVideoMeta saying so: producers with odd pitches. */
+GstBuffer *with_row_padding (GstBuffer * packed, GstVideoFormat format, int width, int height, int pad);
+
 /* The expected GRAY8 of cudagray for a frame made by rgb_to_buffer. */
 cv::Mat expected_gray (const cv::Mat & rgb, GstVideoFormat format);
 

@@ -236,3 +236,33 @@ TEST (GrayGpu, HostWrittenDeviceFramesAreUploaded)
   gst_caps_unref (caps);
   gst_object_unref (cuda);
 }
+
+TEST (GrayGpu, OddInputPitches)
+{
+  const cv::Mat rgb = random_rgb (641, 479, 3);
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_I420 }) {
+    GstBuffer *in = with_row_padding (rgb_to_buffer (rgb, f), f, rgb.cols, rgb.rows, 7);
+    cv::Mat out = run_harness_mat ("cudagray backend=cuda", caps_string (f, rgb.cols, rgb.rows),
+        caps_string (GST_VIDEO_FORMAT_GRAY8, rgb.cols, rgb.rows), in);
+    ASSERT_FALSE (out.empty ());
+    EXPECT_EQ (compare (out, expected_gray (rgb, f)).differing, 0) << gst_video_format_to_string (f);
+  }
+}
+
+/* Out of GPU memory is a clear error on the bus, not a crash or garbage:
+ * take nearly all free memory, then ask for a 1 GiB frame. */
+TEST (GrayGpu, OutOfGpuMemoryIsAClearError)
+{
+  size_t free_b = 0, total_b = 0;
+  ASSERT_EQ (cudaMemGetInfo (&free_b, &total_b), cudaSuccess);
+  void *hog = nullptr;
+  const size_t keep = 256u << 20;  /* leave room for contexts and small frames */
+  ASSERT_EQ (cudaMalloc (&hog, free_b - keep), cudaSuccess);
+  BusResult r = run_pipeline ("videotestsrc num-buffers=1 pattern=solid-color ! "
+                              "video/x-raw,format=RGBA,width=16384,height=16384 ! cudagray backend=cuda ! fakesink",
+      120);
+  cudaFree (hog);
+  EXPECT_FALSE (r.eos);
+  ASSERT_FALSE (r.errors.empty ());
+  EXPECT_TRUE (r.has_error_containing ("GPU") || r.has_error_containing ("allocate")) << r.errors[0];
+}

@@ -163,3 +163,16 @@ TEST (GrayCpu, PositionMetasAreKept)
     EXPECT_EQ (vmeta->format, GST_VIDEO_FORMAT_GRAY8);  /* the output's own, not the input's */
   gst_buffer_unref (out);
 }
+
+/* Producers with odd row pitches (a GstVideoMeta that says so). */
+TEST (GrayCpu, OddInputPitches)
+{
+  const cv::Mat rgb = random_rgb (641, 479, 3);
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_I420 }) {
+    GstBuffer *in = with_row_padding (rgb_to_buffer (rgb, f), f, rgb.cols, rgb.rows, 7);
+    cv::Mat out = run_harness_mat ("cudagray backend=cpu", caps_string (f, rgb.cols, rgb.rows),
+        caps_string (GST_VIDEO_FORMAT_GRAY8, rgb.cols, rgb.rows), in);
+    ASSERT_FALSE (out.empty ());
+    EXPECT_EQ (compare (out, expected_gray (rgb, f)).differing, 0) << gst_video_format_to_string (f);
+  }
+}

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""cudavision inside a Python application (PyGObject).
+
+The same as examples/c/cudavision-embed.c: frames from memory (a picture
+decoded once, or a synthetic pattern, moved a little on every frame) go
+through
+
+    appsrc ! [cudafacedetect !] cudagray ! cudaharris ! [cudaflow !]
+        cudaotsu attach-meta=true ! appsink
+
+and the script prints, per frame, what the metas and the bus messages say.
+Elements the plugin does not have yet (in brackets) are left out.
+
+    cudavision-embed.py [--backend auto|cuda|cpu] [--frames N] [--check] [PICTURE]
+
+Needs Debian's python3-gi and gir1.2-gst-plugins-base-1.0, and the plugin on
+GST_PLUGIN_PATH (or installed).
+
+What Python can read:
+  - faces: GStreamer's own GstVideoRegionOfInterestMeta, through GstVideo.
+    The bindings reach these metas by id only
+    (GstVideo.buffer_get_video_region_of_interest_meta_id), so the script
+    asks for ids 0..n-1 and reports how many it could read; the
+    "facedetect" message lists every face.
+  - corners, the Otsu threshold and the flow: GstCvKeypointsMeta,
+    GstCudaOtsuMeta and GstCvFlowMeta are C structs with no introspection
+    data, so Python sees that they are there (Gst.Buffer.get_meta by API
+    name) but not their fields. The same values come in the element
+    messages "cudaharris" (the count and the 50 strongest corners),
+    "cudaotsu" (the threshold) and "cudaflow" (the count, mean and median
+    displacement), which the script reads. In C, read the metas themselves
+    (examples/c/).
+"""
+import argparse
+import os
+import sys
+import warnings
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstApp", "1.0")
+gi.require_version("GstVideo", "1.0")
+# GstApp is not named below but gives appsrc and appsink their methods
+# (push_buffer, try_pull_sample, ...).
+from gi.repository import GLib, GObject, Gst, GstApp, GstVideo  # noqa: E402,F401
+
+FPS = 30
+KEYPOINTS_API = "GstCvKeypointsMetaAPI"
+OTSU_API = "GstCudaOtsuMetaAPI"
+FLOW_API = "GstCvFlowMetaAPI"
+
+
+def load_picture(path):
+    """Decodes a picture once: (width, height, RGBA rows as bytes)."""
+    pipe = Gst.parse_launch(
+        "filesrc name=file ! decodebin ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink")
+    pipe.get_by_name("file").set_property("location", path)
+    sink = pipe.get_by_name("sink")
+    pipe.set_state(Gst.State.PLAYING)
+    bus = pipe.get_bus()
+    sample = None
+    for _ in range(100):  # 10 s at most; an unreadable file posts an error
+        sample = sink.try_pull_sample(100 * Gst.MSECOND)
+        if sample or sink.is_eos() or bus.pop_filtered(Gst.MessageType.ERROR):
+            break
+    try:
+        if not sample:
+            sys.exit(f"cannot decode {path} (not a picture GStreamer reads?)")
+        info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+        ok, mapinfo = sample.get_buffer().map(Gst.MapFlags.READ)
+        data = bytes(mapinfo.data)
+        sample.get_buffer().unmap(mapinfo)
+        stride, row = info.stride[0], info.width * 4
+        rows = [data[y * stride:y * stride + row] for y in range(info.height)]
+        return info.width, info.height, rows
+    finally:
+        pipe.set_state(Gst.State.NULL)
+
+
+def make_pattern():
+    """Bright squares on a dark graded background, as the C example."""
+    w, h = 320, 240
+    rows = []
+    for y in range(h):
+        row = bytearray()
+        for x in range(w):
+            square = 16 <= x % 64 < 48 and 16 <= y % 64 < 48
+            v = 200 + y // 8 if square else 30 + x // 16
+            row += bytes((v, v, v - 40 if square else v, 255))
+        rows.append(bytes(row))
+    return w, h, rows
+
+
+def shift(i):
+    """Where frame i shows the picture: moved right by i, down by i // 2
+    (wrapping), as a slowly panning camera would. The motion is known, so
+    --check can hold cudaflow's measurement against it."""
+    return i, i // 2
+
+
+def make_frame(w, h, rows, i):
+    """Frame i: the picture moved by shift(i)."""
+    dx, dy = shift(i)
+    dx, dy = dx % w, dy % h
+    cut = (w - dx) * 4
+    data = b"".join(rows[(y - dy) % h][cut:] + rows[(y - dy) % h][:cut] for y in range(h))
+    buf = Gst.Buffer.new_wrapped(data)
+    buf.pts = Gst.util_uint64_scale(i, Gst.SECOND, FPS)
+    buf.duration = Gst.util_uint64_scale(1, Gst.SECOND, FPS)
+    return buf
+
+
+def white_share(buf, info):
+    """Share of white (255) pixels of the GRAY8 output (reading the pixels
+    on the host: one download of a device frame, at this edge only)."""
+    ok, m = buf.map(Gst.MapFlags.READ)
+    if not ok:
+        return -1.0
+    try:
+        data, stride, w = m.data, info.stride[0], info.width
+        white = sum(data[y * stride:y * stride + w].count(255) for y in range(info.height))
+    finally:
+        buf.unmap(m)
+    return white / (w * info.height)
+
+
+def has_meta(buf, api_name):
+    """Whether buf carries a meta of that API (0 until the plugin made one)."""
+    # An API type exists only once its element is in the plugin; some
+    # PyGObject versions raise for unknown names instead of returning 0.
+    try:
+        if GObject.type_from_name(api_name) == 0:
+            return False
+    except RuntimeError:
+        return False
+    return buf.get_meta(api_name) is not None
+
+
+def face_rois(buf):
+    """The region-of-interest metas readable by id, and how many there are."""
+    api = GstVideo.VideoRegionOfInterestMeta.get_info().api
+    n = buf.get_n_meta(api)
+    found = {}
+    for roi_id in range(n):
+        m = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, roi_id)
+        if m:
+            found[(m.x, m.y, m.w, m.h)] = GLib.quark_to_string(m.roi_type)
+    return n, found
+
+
+def structure_list(s, field):
+    """A list field of a message (a GstValueList) as Python values. Without
+    gst-python's overrides the bindings cannot convert a GstValueList;
+    Gst.Structure.get_list gives it as a GValueArray instead."""
+    ok, arr = s.get_list(field)
+    if not ok:
+        return []
+    items = []
+    with warnings.catch_warnings():  # GValueArray is deprecated, and the only way here
+        warnings.simplefilter("ignore", DeprecationWarning)
+        for i in range(arr.n_values):
+            v = arr.get_nth(i)  # borrowed from arr: copy what outlives it
+            items.append(v.copy() if isinstance(v, Gst.Structure) else v)
+    return items
+
+
+def print_message(msg, records):
+    s = msg.get_structure()
+    name = s.get_name()
+    ok, ts = s.get_uint64("timestamp")
+    ts = ts if ok else Gst.CLOCK_TIME_NONE
+    rec = records.setdefault(ts, {})
+    if name == "cudaotsu":
+        rec["otsu"] = s.get_value("threshold")
+        print(f"message cudaotsu    {ts / Gst.SECOND:.3f} s: threshold {rec['otsu']}")
+    elif name == "cudaharris":
+        rec["corners"] = s.get_value("count")
+        listed = structure_list(s, "corners")  # "corner" structures, strongest first
+        strongest = ""
+        if listed:
+            c = listed[0]
+            strongest = f"; strongest ({c.get_value('x'):.0f}, {c.get_value('y'):.0f})"
+        print(f"message cudaharris  {ts / Gst.SECOND:.3f} s: {rec['corners']} corners{strongest}")
+    elif name == "facedetect":
+        faces = structure_list(s, "faces")
+        boxes = ", ".join(f"({f.get_value('x')}, {f.get_value('y')}) {f.get_value('width')}x{f.get_value('height')}"
+                          for f in faces)
+        print(f"message facedetect  {ts / Gst.SECOND:.3f} s: {len(faces)} face(s) {boxes}")
+    elif name == "cudaflow":
+        rec["flow_median"] = s.get_value("median")
+        print(f"message cudaflow    {ts / Gst.SECOND:.3f} s: {s.get_value('count')} tracked, "
+              f"displacement mean {s.get_value('mean'):.2f} median {s.get_value('median'):.2f} px")
+    else:
+        print(f"message {name}: {s.to_string()}")
+
+
+def drain_bus(bus, records):
+    """Prints the pending messages; False after an error."""
+    ok = True
+    while True:
+        msg = bus.pop_filtered(Gst.MessageType.ELEMENT | Gst.MessageType.ERROR | Gst.MessageType.WARNING)
+        if msg is None:
+            return ok
+        if msg.type == Gst.MessageType.ELEMENT:
+            print_message(msg, records)
+        elif msg.type == Gst.MessageType.WARNING:  # backend=auto without a GPU
+            err, _ = msg.parse_warning()
+            print(f"warning from {msg.src.get_name()}: {err.message}")
+        else:
+            err, dbg = msg.parse_error()
+            print(f"error from {msg.src.get_name()}: {err.message}\n  {dbg}", file=sys.stderr)
+            ok = False
+
+
+def check(records, frames, with_flow):
+    """--check: every frame back, binarized, with both metas and both messages; with
+    cudaflow, the median displacement it reports equal to the applied one
+    (0.25 px of slack for the points crossing the wrapping seam)."""
+    complete = 0
+    for ts, rec in sorted(records.items()):
+        problems = [k for k in ("frame", "keypoints_meta", "otsu_meta") if not rec.get(k)]
+        problems += [f"{k} message" for k in ("corners", "otsu") if k not in rec]
+        if rec.get("corners") == 0:
+            problems.append("no corners")
+        if not 0 < rec.get("white", 0) < 1:
+            problems.append(f"binarized frame {100 * rec.get('white', 0):.1f}% white: one class is empty")
+        i = round(ts * FPS / Gst.SECOND)
+        if with_flow and i > 0:
+            (x0, y0), (x1, y1) = shift(i - 1), shift(i)
+            want = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+            got = rec.get("flow_median")
+            if got is None or abs(got - want) > 0.25:
+                problems.append(f"flow median displacement {got}, applied {want:.2f}")
+        if problems:
+            print(f"CHECK {ts / Gst.SECOND:.3f} s: {', '.join(problems)}", file=sys.stderr)
+            continue
+        complete += 1
+    if complete != frames:
+        print(f"CHECK: {complete} of {frames} frames came back complete", file=sys.stderr)
+    return complete == frames
+
+
+def run(pipe, w, h, rows, frames):
+    """Pushes the frames, prints what comes back: (ok, frames received, records)."""
+    src, sink, bus = pipe.get_by_name("src"), pipe.get_by_name("sink"), pipe.get_bus()
+    for i in range(frames):
+        src.push_buffer(make_frame(w, h, rows, i))
+    src.end_of_stream()
+
+    records, ok, received = {}, True, 0
+    while True:
+        # A failing element stops the stream without an EOS: wait in steps
+        # and look at the bus in between.
+        sample = sink.try_pull_sample(100 * Gst.MSECOND)
+        if sample is None:
+            if sink.is_eos():
+                break
+            ok = drain_bus(bus, records)
+            if not ok:
+                break
+            continue
+        buf = sample.get_buffer()
+        info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+        rec = records.setdefault(buf.pts, {})
+        rec["frame"] = True
+        rec["white"] = white_share(buf, info)
+        print(f"frame {received}  {buf.pts / Gst.SECOND:.3f} s  {info.width}x{info.height} {info.finfo.name}, "
+              f"{100 * rec['white']:.1f}% white")
+        rec["keypoints_meta"] = has_meta(buf, KEYPOINTS_API)
+        rec["otsu_meta"] = has_meta(buf, OTSU_API)
+        flow_meta = "yes" if has_meta(buf, FLOW_API) else "no"
+        print(f"  metas: corners {'yes' if rec['keypoints_meta'] else 'no'}, "
+              f"Otsu threshold {'yes' if rec['otsu_meta'] else 'no'}, flow {flow_meta} (values: in the messages)")
+        n, rois = face_rois(buf)
+        if n:
+            print(f"  regions of interest: {n} ({len(rois)} readable by id):",
+                  ", ".join(f"{t} at ({x}, {y}) {rw}x{rh}" for (x, y, rw, rh), t in rois.items()))
+        received += 1
+        ok = drain_bus(bus, records) and ok
+    ok = drain_bus(bus, records) and ok
+    return ok, received, records
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--backend", choices=("auto", "cuda", "cpu"), default=os.environ.get("CUDAVISION_BACKEND", "auto"))
+    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--check", action="store_true", help="exit 1 unless every frame came back with its metas and messages")
+    ap.add_argument("picture", nargs="?")
+    args = ap.parse_args()
+    if args.frames <= 0:
+        ap.error("--frames must be positive")
+
+    Gst.init(None)
+    if Gst.ElementFactory.find("cudagray") is None:
+        sys.exit("the cudavision plugin was not found: set GST_PLUGIN_PATH to the build's gst/ directory")
+    w, h, rows = load_picture(args.picture) if args.picture else make_pattern()
+
+    b = f"backend={args.backend}"
+    faces = f"cudafacedetect post-messages=true {b} ! " if Gst.ElementFactory.find("cudafacedetect") else ""
+    flow = f"cudaflow post-messages=true {b} ! " if Gst.ElementFactory.find("cudaflow") else ""
+    desc = (f"appsrc name=src format=time caps=video/x-raw,format=RGBA,width={w},height={h},framerate={FPS}/1 ! "
+            f"{faces}cudagray {b} ! cudaharris post-messages=true {b} ! {flow}"
+            f"cudaotsu attach-meta=true post-messages=true {b} ! appsink name=sink sync=false")
+    print("pipeline:", desc)
+    pipe = Gst.parse_launch(desc)
+    pipe.set_state(Gst.State.PLAYING)
+    try:
+        ok, received, records = run(pipe, w, h, rows, args.frames)
+    finally:
+        pipe.set_state(Gst.State.NULL)
+    print(f"{received} of {args.frames} frames came back")
+    if args.check and ok:
+        ok = check(records, args.frames, bool(flow))
+    return 0 if ok and received == args.frames else 1
+
+if __name__ == "__main__":
+    sys.exit(main())

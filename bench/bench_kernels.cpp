@@ -7,15 +7,19 @@
  *                            [--table FILE]
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
+#include "canny_frame.h"
 
 #include "../cuda/device_info.h"
 #include "../cuda/blur.h"
+#include "../cuda/canny.h"
+#include "../cuda/flow.h"
 #include "../cuda/gray.h"
 #include "../cuda/harris.h"
 #include "../cuda/otsu.h"
 #include "../cuda/tuning_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -207,6 +211,171 @@ bench_harris (Context & c, Size s, double copy_gbs)
   }
 }
 
+/* Canny, Sobel 3x3, thresholds 50 / 150 (NPP's baseline: the same, with
+ * nppiNormL2), L1 and L2, on the edge-rich cells frame (canny_frame.h) and
+ * on uniform noise (nearly every pixel a candidate: the worst case for the
+ * hysteresis); then with a 5x5 pre-blur fused into the detection and as a
+ * separate blur pass. Bytes: the frame read and written once. */
+static void
+bench_canny (Context & c, Size s, double copy_gbs)
+{
+  GrayFrames noise (s, 13);
+  const std::vector<uint8_t> host = canny_frame (s.w, s.h, noise.pitch);
+  std::vector<cudavision::DeviceBuffer> cells = random_buffers (noise.n, noise.bytes, 14);
+  for (auto & b : cells)
+    check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+  cudavision::CannyScratch scratch;
+  using cudavision::CannyVariant;
+  struct Case {
+    const char *name;
+    bool cells, l2;
+    double blur_sigma; /* 5x5 when > 0 */
+    CannyVariant variant;
+  };
+  const Case cases[] = {
+    { "canny.l1", true, false, 0, CannyVariant::Auto },
+    { "canny.l2", true, true, 0, CannyVariant::Auto },
+    { "canny.l2.noise", false, true, 0, CannyVariant::Auto },
+    { "canny.blur5.fus", true, false, 1.1, CannyVariant::Fused },
+    { "canny.blur5.sep", true, false, 1.1, CannyVariant::Separate },
+  };
+  for (const Case & k : cases) {
+    cudavision::CannyParams p;
+    p.l2_gradient = k.l2;
+    if (k.blur_sigma > 0) {
+      p.blur_ksize = 5;
+      p.blur_sigma = k.blur_sigma;
+    }
+    auto src = [&] (int i) -> cudavision::ConstImage8 {
+      if (!k.cells)
+        return noise.src (i, s);
+      return { cells[i % noise.n].as<const uint8_t> (), noise.pitch, s.w, s.h };
+    };
+    for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
+      cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+      Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+        check (cudavision::canny (src (i), noise.dst (i, s), p, &scratch, policy, c.stream.get (), -1, k.variant).err,
+            "canny");
+      });
+      report (k.name, s, m, t, 2.0 * s.w * s.h, copy_gbs);
+    }
+    /* how edge-dense the frame is, for reading the times */
+    std::vector<uint8_t> out (noise.bytes);
+    check (cudaMemcpy (out.data (), noise.dst (0, s).data, noise.bytes, cudaMemcpyDeviceToHost), "download");
+    long edges = 0;
+    for (int y = 0; y < s.h; y++)
+      for (int x = 0; x < s.w; x++)
+        edges += out[(size_t) y * noise.pitch + x] != 0;
+    cudavision::CannyCounts counts;
+    check (cudavision::canny_read_counts (scratch, c.stream.get (), &counts).err, "counts");
+    std::printf ("%-16s %5dx%-5d edges on %.2f%% of the pixels, %u resolved across tiles\n", "", s.w, s.h,
+        100.0 * edges / ((double) s.w * s.h), counts.unresolved);
+  }
+}
+
+/* Lucas-Kanade (cudaflow), window 21, 3 levels, 30 iterations, epsilon
+ * 0.01: a smooth pattern and the same pattern moved by (1.3, -0.7) px, so
+ * every point needs sub-pixel iterations. "flow.sparse" is the pyramid of
+ * the new frame (luma copy, pyrDown, Scharr) plus 1000 Shi-Tomasi points
+ * tracked through all levels, the per-frame work of mode=sparse;
+ * "flow.dense8" the same with the 8-pixel grid. The previous frame's
+ * pyramid is built once, as the element keeps it. */
+static void
+bench_flow (Context & c, Size s, double copy_gbs)
+{
+  const size_t pitch = cudavision::aligned_pitch ((size_t) s.w);
+  auto pattern = [&] (double dx, double dy) {
+    std::vector<uint8_t> host (pitch * s.h);
+    for (int y = 0; y < s.h; y++) {
+      for (int x = 0; x < s.w; x++) {
+        const double u = x - dx, v = y - dy;
+        const double f = 128 + 55 * std::sin (0.071 * u + 0.029 * v) + 45 * std::sin (0.053 * v - 0.037 * u + 1) *
+            std::cos (0.113 * u) + 20 * std::sin (0.19 * u * 0.7 + 0.23 * v);
+        host[y * pitch + x] = (uint8_t) std::min (255.0, std::max (0.0, f));
+      }
+    }
+    cudavision::DeviceBuffer b;
+    check (b.allocate (host.size ()).err, "alloc");
+    check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+    return b;
+  };
+  const cudavision::DeviceBuffer a = pattern (0, 0), b = pattern (1.3, -0.7);
+  const cudavision::CornerInput in_a { { a.as<const uint8_t> (), pitch, s.w, s.h }, true };
+  const cudavision::CornerInput in_b { { b.as<const uint8_t> (), pitch, s.w, s.h }, true };
+  const cudavision::FlowParams p;
+  cudavision::LaunchPolicy init (c.dev, BlockSizing::Static, {}, c.table);
+
+  /* 1000 points: the strongest corners, topped up from a grid if the
+   * pattern has fewer */
+  cudavision::CornerDetector det;
+  cudavision::CornerDetectParams dp;
+  dp.corner.method = cudavision::CornerMethod::ShiTomasi;
+  dp.max_corners = 1000;
+  std::vector<cudavision::Corner> corners;
+  check (det.detect (in_a, dp, init, c.stream.get (), &corners).err, "detect");
+  std::vector<float> xy;
+  for (const auto & k : corners) {
+    xy.push_back (k.x);
+    xy.push_back (k.y);
+  }
+  for (int i = 0; xy.size () < 2000; i++) {
+    xy.push_back ((float) (37 * i % s.w));
+    xy.push_back ((float) (53 * i % s.h));
+  }
+  const int n = 1000;
+  const int grid = cudavision::flow_grid_cols (s.w, 8) * cudavision::flow_grid_rows (s.h, 8);
+  cudavision::DeviceBuffer pts, next, status, gprev;
+  check (pts.allocate (xy.size () * sizeof (float)).err, "pts");
+  check (cudaMemcpy (pts.get (), xy.data (), xy.size () * sizeof (float), cudaMemcpyHostToDevice), "pts");
+  check (next.allocate ((size_t) grid * 8).err, "next");
+  check (gprev.allocate ((size_t) grid * 8).err, "grid");
+  check (status.allocate ((size_t) grid).err, "status");
+
+  cudavision::FlowPyramid prev, cur;
+  check (prev.build (in_a, p.window, p.max_level, init, c.stream.get ()).err, "pyramid");
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
+    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
+    Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int) {
+      check (cur.build (in_b, p.window, p.max_level, policy, c.stream.get ()).err, "pyramid");
+    });
+    /* bytes: the luma copy (2 a pixel) and the derivatives (1 in, 4 out), a third more for the levels */
+    report ("flow.pyramid", s, m, t, 7.0 * s.w * s.h * 4 / 3, copy_gbs);
+    t = time_launches (c.stream.get (), 20, c.iters, [&] (int) {
+      check (cur.build (in_b, p.window, p.max_level, policy, c.stream.get ()).err, "pyramid");
+      check (cudavision::flow_track_points (prev, cur, pts.as<const float> (), nullptr, n, next.as<float> (),
+                 status.as<uint8_t> (), p, true, policy, c.stream.get ()).err, "sparse");
+    });
+    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (%d points, pyramid included)\n", "flow.sparse", s.w, s.h,
+        cudavision::block_sizing_name (m), t.median_us, t.p10_us, t.p90_us, n);
+    t = time_launches (c.stream.get (), 20, c.iters, [&] (int) {
+      check (cur.build (in_b, p.window, p.max_level, policy, c.stream.get ()).err, "pyramid");
+      check (cudavision::flow_track_grid (prev, cur, 8, gprev.as<float> (), next.as<float> (), status.as<uint8_t> (),
+                 p, true, policy, c.stream.get ()).err, "dense");
+    });
+    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (%d grid points, pyramid included)\n", "flow.dense8", s.w,
+        s.h, cudavision::block_sizing_name (m), t.median_us, t.p10_us, t.p90_us, grid);
+  }
+  /* the results are meant to be right, not only fast: report them */
+  std::vector<float> hx ((size_t) n * 2);
+  std::vector<uint8_t> hs ((size_t) n);
+  check (cudaStreamSynchronize (c.stream.get ()), "sync");
+  check (cudavision::flow_track_points (prev, cur, pts.as<const float> (), nullptr, n, next.as<float> (),
+             status.as<uint8_t> (), p, true, init, c.stream.get ()).err, "sparse");
+  check (cudaMemcpyAsync (hx.data (), next.get (), hx.size () * 4, cudaMemcpyDeviceToHost, c.stream.get ()), "d2h");
+  check (cudaMemcpyAsync (hs.data (), status.get (), hs.size (), cudaMemcpyDeviceToHost, c.stream.get ()), "d2h");
+  check (cudaStreamSynchronize (c.stream.get ()), "sync");
+  std::vector<double> err;
+  for (int i = 0; i < n; i++)
+    if (hs[i])
+      err.push_back (std::hypot (hx[2 * i] - xy[2 * i] - 1.3, hx[2 * i + 1] - xy[2 * i + 1] + 0.7));
+  std::sort (err.begin (), err.end ());
+  std::printf ("%-16s %5dx%-5d %d of %d points tracked, median error %.4f px against the true motion\n", "", s.w, s.h,
+      (int) err.size (), n, err.empty () ? 0.0 : err[err.size () / 2]);
+  det.release ();
+  prev.release ();
+  cur.release ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -251,6 +420,8 @@ main (int argc, char **argv)
     bench_blur (c, s, copy_gbs);
     bench_otsu (c, s, copy_gbs);
     bench_harris (c, s, copy_gbs);
+    bench_canny (c, s, copy_gbs);
+    bench_flow (c, s, copy_gbs);
   }
   return 0;
 }

@@ -18,18 +18,16 @@ check (cudaError_t e, const char *what)
 }
 
 Timing
-time_launches (cudaStream_t stream, int warmup, int iters, const std::function<void (int)> & launch)
+time_segments (cudaStream_t stream, int warmup, int iters,
+    const std::function<void (int, cudaEvent_t, cudaEvent_t)> & launch)
 {
   for (int i = 0; i < warmup; i++)
-    launch (i);
+    launch (i, nullptr, nullptr);
   std::vector<cudavision::Event> ev (2 * iters);
   for (auto & e : ev)
     check (e.create (true).err, "event");
-  for (int i = 0; i < iters; i++) {
-    check (cudaEventRecord (ev[2 * i].get (), stream), "record");
-    launch (warmup + i);
-    check (cudaEventRecord (ev[2 * i + 1].get (), stream), "record");
-  }
+  for (int i = 0; i < iters; i++)
+    launch (warmup + i, ev[2 * i].get (), ev[2 * i + 1].get ());
   check (cudaStreamSynchronize (stream), "sync");
   check (cudaGetLastError (), "launch");
   std::vector<double> us (iters);
@@ -40,6 +38,18 @@ time_launches (cudaStream_t stream, int warmup, int iters, const std::function<v
   }
   std::sort (us.begin (), us.end ());
   return { us[iters / 2], us[iters / 10], us[iters * 9 / 10] };
+}
+
+Timing
+time_launches (cudaStream_t stream, int warmup, int iters, const std::function<void (int)> & launch)
+{
+  return time_segments (stream, warmup, iters, [&] (int i, cudaEvent_t start, cudaEvent_t stop) {
+    if (start)
+      check (cudaEventRecord (start, stream), "record");
+    launch (i);
+    if (stop)
+      check (cudaEventRecord (stop, stream), "record");
+  });
 }
 
 int

@@ -22,6 +22,12 @@ struct Timing {
  * then `iters` times between events; returns the distribution. */
 Timing time_launches (cudaStream_t stream, int warmup, int iters, const std::function<void (int)> & launch);
 
+/* The same for part of what `launch` queues: it gets the two timing events
+ * (null during warm-up) and records them itself, around the part to time
+ * (cudavision-tune times one kernel of a launcher that queues several). */
+Timing time_segments (cudaStream_t stream, int warmup, int iters,
+    const std::function<void (int, cudaEvent_t start, cudaEvent_t stop)> & launch);
+
 /* How many copies of a `bytes` input make a set at least 3x the L2 size. */
 int rotation_count (size_t bytes);
 

@@ -7,6 +7,7 @@
  * device descriptions on machines without a GPU. */
 #include "launch_policy.h"
 
+#include "auto_tuner.h"
 #include "tuning_table.h"
 
 #include <algorithm>
@@ -261,6 +262,8 @@ block_sizing_name (BlockSizing m)
       return "empirical-table";
     case BlockSizing::Model:
       return "model";
+    case BlockSizing::Auto:
+      return "auto";
   }
   return "unknown";
 }
@@ -353,12 +356,14 @@ model_terms (const DeviceDescription & dev, const KernelResources & res, unsigne
   return terms_for (dev, res, block_threads, total_threads, ceil_div (total_threads, block_threads));
 }
 
-BlockShape
-model_choose (const DeviceDescription & dev, const KernelResources & res, const KernelTraits & k,
-    long width, long height)
+std::vector<BlockShape>
+model_ranked (const DeviceDescription & dev, const KernelResources & res, const KernelTraits & k,
+    long width, long height, size_t n)
 {
+  if (n == 0)
+    return {};
   if (k.fixed_block || !model_usable (dev))
-    return k.static_block;
+    return { k.static_block };
 
   const long warp = warp_of (dev);
   const long ipx = k.items_per_thread_x ? k.items_per_thread_x : 1;
@@ -387,7 +392,7 @@ model_choose (const DeviceDescription & dev, const KernelResources & res, const 
     OccupancyTerms terms;
     long load;  /* threads on the busiest SM */
   };
-  std::vector<Candidate> cands;
+  std::vector<Candidate> remaining;
   for (long b : sizes) {
     Candidate c;
     c.threads = b;
@@ -396,38 +401,62 @@ model_choose (const DeviceDescription & dev, const KernelResources & res, const 
     c.terms = terms_for (dev, res, b, total, blocks);
     c.load = ceil_div (blocks, dev.sm_count) * b;
     if (c.terms.resident_blocks > 0)
-      cands.push_back (c);
+      remaining.push_back (c);
   }
-  if (cands.empty ())
-    return clamp_shape (k.static_block, dev, res);
+  if (remaining.empty ())
+    return { clamp_shape (k.static_block, dev, res) };
 
   /* 1. the highest score; 2. of equal scores, the highest warp occupancy
    * (more latency hiding than the score credits); 3. of those, the best
    * balanced busiest SM, within 1% (finer differences are below what the
    * model can tell apart); 4. the largest block, as
    * cudaOccupancyMaxPotentialBlockSize does: fewer blocks to schedule. */
-  auto keep = [&] (auto pred) {
-    cands.erase (std::remove_if (cands.begin (), cands.end (),
-                     [&] (const Candidate & c) { return !pred (c); }),
-        cands.end ());
+  auto pick = [] (std::vector<Candidate> cands) {
+    auto keep = [&] (auto pred) {
+      cands.erase (std::remove_if (cands.begin (), cands.end (),
+                       [&] (const Candidate & c) { return !pred (c); }),
+          cands.end ());
+    };
+    double best = 0;
+    for (const auto & c : cands)
+      best = std::max (best, c.terms.score);
+    keep ([&] (const Candidate & c) { return c.terms.score >= best * (1 - 1e-9); });
+    double best_warp = 0;
+    for (const auto & c : cands)
+      best_warp = std::max (best_warp, c.terms.warp_occupancy);
+    keep ([&] (const Candidate & c) { return c.terms.warp_occupancy >= best_warp - 1e-12; });
+    long min_load = LONG_MAX;
+    for (const auto & c : cands)
+      min_load = std::min (min_load, c.load);
+    keep ([&] (const Candidate & c) { return (double) c.load <= (double) min_load * 1.01; });
+    long threads = cands.front ().threads;
+    for (const auto & c : cands)
+      threads = std::max (threads, c.threads);
+    return threads;
   };
-  double best = 0;
-  for (const auto & c : cands)
-    best = std::max (best, c.terms.score);
-  keep ([&] (const Candidate & c) { return c.terms.score >= best * (1 - 1e-9); });
-  double best_warp = 0;
-  for (const auto & c : cands)
-    best_warp = std::max (best_warp, c.terms.warp_occupancy);
-  keep ([&] (const Candidate & c) { return c.terms.warp_occupancy >= best_warp - 1e-12; });
-  long min_load = LONG_MAX;
-  for (const auto & c : cands)
-    min_load = std::min (min_load, c.load);
-  keep ([&] (const Candidate & c) { return (double) c.load <= (double) min_load * 1.01; });
-  const Candidate *pick = &cands.front ();
-  for (const auto & c : cands)
-    if (c.threads > pick->threads)
-      pick = &c;
-  return pick->shape;
+
+  /* The runners-up: the same rules over what is left. */
+  std::vector<BlockShape> out;
+  while (out.size () < n && !remaining.empty ()) {
+    const long t = pick (remaining);
+    auto it = std::find_if (remaining.begin (), remaining.end (), [&] (const Candidate & c) { return c.threads == t; });
+    out.push_back (it->shape);
+    remaining.erase (it);
+  }
+  return out;
+}
+
+BlockShape
+model_choose (const DeviceDescription & dev, const KernelResources & res, const KernelTraits & k,
+    long width, long height)
+{
+  return model_ranked (dev, res, k, width, height, 1).front ();
+}
+
+BlockShape
+clamp_block (BlockShape b, const DeviceDescription & dev, const KernelResources & res)
+{
+  return clamp_shape (b, dev, res);
 }
 
 /* ---- LaunchPolicy ---- */
@@ -456,6 +485,12 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
      * clamped or replaced, whatever the mode. */
     b = k.static_block;
     source = "fixed";
+    /* Not timed, but it ends the auto tuner's timing of the launch before. */
+    if (auto_ && mode_ == BlockSizing::Auto)
+      auto_->on_untimed_launch ();
+  } else if (forced_block_.valid () && k.name && forced_kernel_ == k.name) {
+    b = clamp_shape (forced_block_, dev_, res);
+    source = "forced";
   } else {
     switch (mode_) {
       case BlockSizing::Static:
@@ -493,6 +528,9 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
         b = clamp_shape (model_choose (dev_, res, k, width, height), dev_, res);
         source = "model";
         break;
+      case BlockSizing::Auto:
+        source = choose_auto (k, res, width, height, &b);
+        break;
     }
   }
 
@@ -505,7 +543,42 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
   if (logger_)
     log (LOG_DEBUG, describe (k, width, height) + ": block " + c.block.str () + " grid " +
       std::to_string (c.grid_x) + "x" + std::to_string (c.grid_y) + " (" + source + ")");
+  if (observer_)
+    observer_->on_launch (k, res, width, height, c);
   return c;
+}
+
+const char *
+LaunchPolicy::choose_auto (const KernelTraits & k, const KernelResources & res, long width, long height,
+    BlockShape * b) const
+{
+  auto candidates = [&] { return auto_candidates (dev_, res, k, width, height, table_.get ()); };
+  if (!auto_) {
+    *b = candidates ().front ();
+    return "auto:untimed";
+  }
+  const AutoTuner::Choice a = auto_->on_choose (k.name ? k.name : "", width, height, candidates);
+  /* The candidates were clamped already; a shape from a stale state is
+   * clamped again rather than trusted. */
+  *b = clamp_shape (a.block, dev_, res);
+  switch (a.phase) {
+    case AutoTuner::Phase::Warmup:
+      return "auto:warmup";
+    case AutoTuner::Phase::Trial:
+      return "auto:trial";
+    case AutoTuner::Phase::Waiting:
+      return "auto:wait";
+    case AutoTuner::Phase::Settled:
+      break;
+  }
+  return "auto";
+}
+
+void
+LaunchPolicy::force_block (const std::string & kernel, BlockShape shape)
+{
+  forced_kernel_ = shape.valid () ? kernel : std::string ();
+  forced_block_ = shape.valid () ? shape : BlockShape { 0, 1 };
 }
 
 }  // namespace cudavision

@@ -12,6 +12,10 @@
  *  - Model:          the occupancy model of Guerfi et al. (block size
  *                    selection for Viola-Jones on CUDA), extended with the
  *                    kernel's real registers / shared memory and 2D shapes.
+ *  - Auto:           online: the first launches of every (kernel, size)
+ *                    try a short list of shapes, timed without host waits,
+ *                    and the fastest is kept (cuda/auto_tuner.h). Without
+ *                    an AutoTuner attached, the list's first shape.
  */
 #pragma once
 
@@ -42,7 +46,7 @@ struct BlockShape {
   bool operator!= (const BlockShape & o) const { return !(*this == o); }
 };
 
-enum class BlockSizing { Static = 0, EmpiricalTable = 1, Model = 2 };
+enum class BlockSizing { Static = 0, EmpiricalTable = 1, Model = 2, Auto = 3 };
 const char *block_sizing_name (BlockSizing m);
 
 /* What the model needs to know of a GPU. Filled from cudaDeviceProp on a
@@ -96,7 +100,10 @@ struct LaunchConfig {
   unsigned grid_x = 0;
   unsigned grid_y = 0;
   /* Where the shape came from: "static", "user", "table", "model",
-   * "table-miss:model", "fixed". */
+   * "table-miss:model", "fixed", "forced" (the tuner), and in auto mode
+   * "auto:warmup" (first launches, untimed), "auto:trial" (a timed
+   * candidate), "auto:wait" (timings not read yet),
+   * "auto" (settled) or "auto:untimed" (no tuner attached). */
   const char *source = "";
 };
 
@@ -126,7 +133,28 @@ OccupancyTerms model_terms (const DeviceDescription & dev, const KernelResources
 BlockShape model_choose (const DeviceDescription & dev, const KernelResources & res,
     const KernelTraits & k, long width, long height);
 
+/* The model's `n` best shapes, best first. The first is model_choose's;
+ * each next one is what the same rules pick among the thread counts not
+ * yet taken. Fewer when the search space is smaller; a fixed-block kernel
+ * gets its static_block alone. */
+std::vector<BlockShape> model_ranked (const DeviceDescription & dev, const KernelResources & res,
+    const KernelTraits & k, long width, long height, size_t n);
+
+/* A shape degraded to what the device and the kernel accept, by the rule
+ * every mode applies (y shrinks first, then x, kept a warp multiple). */
+BlockShape clamp_block (BlockShape b, const DeviceDescription & dev, const KernelResources & res);
+
 class TuningTable;
+class AutoTuner;
+
+/* Sees every choice right before the launch it configures, on the
+ * launching thread: cudavision-tune times launches with it. */
+class LaunchObserver {
+public:
+  virtual ~LaunchObserver () = default;
+  virtual void on_launch (const KernelTraits & k, const KernelResources & res, long width, long height,
+      const LaunchConfig & c) = 0;
+};
 
 class LaunchPolicy {
 public:
@@ -144,14 +172,31 @@ public:
   BlockSizing mode () const { return mode_; }
   void set_logger (Logger l) { logger_ = std::move (l); }
 
+  /* Every later choice for the kernel named `kernel` gets `shape`, clamped
+   * as a user shape is, in any mode; source "forced". Fixed-block kernels
+   * keep their shape. cudavision-tune forces candidates through the
+   * launchers' own code paths with it. An invalid shape removes it. */
+  void force_block (const std::string & kernel, BlockShape shape);
+  void set_observer (std::shared_ptr<LaunchObserver> o) { observer_ = std::move (o); }
+  /* The online tuner of block-sizing=auto; set before the first launch. */
+  void set_auto_tuner (std::shared_ptr<AutoTuner> t) { auto_ = std::move (t); }
+  AutoTuner *auto_tuner () const { return auto_.get (); }
+  const std::shared_ptr<const TuningTable> & table () const { return table_; }
+
 private:
   void log (int level, const std::string & msg) const;
+  const char *choose_auto (const KernelTraits & k, const KernelResources & res, long width, long height,
+      BlockShape * b) const;
 
   DeviceDescription dev_;
   BlockSizing mode_ = BlockSizing::Static;
   BlockShape user_static_;
   std::shared_ptr<const TuningTable> table_;
   Logger logger_;
+  std::string forced_kernel_;
+  BlockShape forced_block_;
+  std::shared_ptr<LaunchObserver> observer_;
+  std::shared_ptr<AutoTuner> auto_;
   /* Table misses already reported, so each is logged once. */
   mutable std::mutex miss_lock_;
   mutable std::set<std::tuple<std::string, long, long>> reported_misses_;

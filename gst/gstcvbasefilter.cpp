@@ -7,8 +7,10 @@
 
 #include <gst/cuda/gstcudautils.h>
 
+#include "../cuda/auto_tuner.h"
 #include "../cuda/cuda_raii.h"
 #include "../cuda/device_info.h"
+#include "../cuda/event_timer.h"
 #include "../cuda/launch_policy.h"
 #include "../cuda/tuning_table.h"
 
@@ -27,6 +29,7 @@ enum {
   PROP_BLOCK_SIZING,
   PROP_BLOCK_SIZE,
   PROP_TUNING_TABLE,
+  PROP_SAVE_TUNING,
 };
 
 #define DEFAULT_DEVICE_ID -1
@@ -42,6 +45,7 @@ struct CvFilterPriv {
   std::string block_size;  /* empty: each kernel's default */
   cudavision::BlockShape user_block;
   std::string tuning_table;  /* empty: $XDG_CACHE_HOME/cudavision/<gpu>.tsv */
+  bool save_tuning = false;  /* block-sizing=auto: write what it learned at stop */
 
   /* running state */
   bool started = false;
@@ -49,6 +53,10 @@ struct CvFilterPriv {
   GstCudaContext *context = nullptr;
   std::unique_ptr<cudavision::Stream> stream;
   std::unique_ptr<cudavision::LaunchPolicy> policy;
+  /* block-sizing=auto: the online tuner (its events live on `stream`) and
+   * the table file it reads and may save to */
+  std::shared_ptr<cudavision::AutoTuner> auto_tuner;
+  std::string table_path;
 
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -554,6 +562,9 @@ transform_gpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   f.out_mapped = true;
 
   ret = klass->process_gpu (self, inbuf, &f.in, &f.out);
+  /* block-sizing=auto: the frame's last launch is timed up to here. */
+  if (p->auto_tuner)
+    p->auto_tuner->end_frame ();
   gst_cv_buffer_record (f.dev_in, s);
   gst_cv_buffer_record (f.dev_out, s);
   if (ret != GST_FLOW_OK || p->out_kind != GST_CV_MEMORY_SYSTEM)
@@ -588,8 +599,9 @@ log_launch (GstCvBaseFilter * self, int level, const std::string & msg)
   GST_CAT_LEVEL_LOG (gst_cv_launch_debug, (GstDebugLevel) level, self, "%s", msg.c_str ());
 }
 
-static std::shared_ptr<const cudavision::TuningTable>
-load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription & dev, std::string path)
+/* The tuning-table property, or the GPU's default file. */
+static std::string
+tuning_table_path (const cudavision::DeviceDescription & dev, std::string path)
 {
   if (path.empty ()) {
     gchar *p = g_build_filename (g_get_user_cache_dir (), "cudavision",
@@ -597,6 +609,13 @@ load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription &
     path = p;
     g_free (p);
   }
+  return path;
+}
+
+static std::shared_ptr<const cudavision::TuningTable>
+load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription & dev, std::string path)
+{
+  path = tuning_table_path (dev, path);
   auto table = std::make_shared<cudavision::TuningTable> ();
   std::string error;
   if (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS)) {
@@ -609,6 +628,70 @@ load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription &
     GST_INFO_OBJECT (self, "tuning table %s: %zu entries", path.c_str (), table->size ());
   }
   return table;
+}
+
+/* ---- block-sizing=auto (cuda/auto_tuner.h) ---- */
+
+static void
+start_auto_tuning (GstCvBaseFilter * self, cudavision::BlockSizing mode, const cudavision::DeviceDescription & dev,
+    const std::string & table_property, cudaStream_t stream)
+{
+  CvFilterPriv *p = priv (self);
+  p->auto_tuner.reset ();
+  p->table_path = tuning_table_path (dev, table_property);
+  if (mode != cudavision::BlockSizing::Auto)
+    return;
+  p->auto_tuner = std::make_shared<cudavision::AutoTuner> (std::make_unique<cudavision::CudaEventTimer> (stream));
+  if (gst_debug_category_get_threshold (gst_cv_launch_debug) >= GST_LEVEL_DEBUG)
+    p->auto_tuner->set_logger ([self] (int level, const std::string & msg) { log_launch (self, level, msg); });
+  p->policy->set_auto_tuner (p->auto_tuner);
+}
+
+/* save-tuning=true: what auto mode settled on is merged into the table file
+ * (entries it re-measured replaced), written atomically. */
+static void
+save_learned_tuning (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  GST_OBJECT_LOCK (self);
+  const bool save = p->save_tuning;
+  GST_OBJECT_UNLOCK (self);
+  if (!save || !p->auto_tuner || !p->policy)
+    return;
+  const cudavision::DeviceDescription & dev = p->policy->device ();
+  cudavision::TuningTable table;
+  std::string error;
+  if (g_file_test (p->table_path.c_str (), G_FILE_TEST_EXISTS) && !table.load (p->table_path, &error)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("Not saving the learned block sizes"),
+        ("%s; the file is left as it is", error.c_str ()));
+    return;
+  }
+  size_t n = 0;
+  for (const cudavision::AutoResult & r : p->auto_tuner->results ()) {
+    if (r.samples == 0)  /* one candidate only: nothing was measured */
+      continue;
+    table.put ({ dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, r.kernel, r.width, r.height },
+        { r.block, r.median_us, dev.driver_version });
+    n++;
+  }
+  if (n == 0) {
+    GST_INFO_OBJECT (self, "auto mode settled nothing: %s left as it is", p->table_path.c_str ());
+  } else if (!table.save (p->table_path, &error)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("Could not save the learned block sizes"), ("%s", error.c_str ()));
+  } else {
+    GST_INFO_OBJECT (self, "saved %zu learned block sizes to %s", n, p->table_path.c_str ());
+  }
+}
+
+static void
+stop_auto_tuning (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  save_learned_tuning (self);
+  /* The tuner's events are destroyed here, with the context current. */
+  if (p->policy)
+    p->policy->set_auto_tuner (nullptr);
+  p->auto_tuner.reset ();
 }
 
 static bool
@@ -637,11 +720,13 @@ start_gpu (GstCvBaseFilter * self, gint device_id)
   const std::string table_path = p->tuning_table;
   GST_OBJECT_UNLOCK (self);
 
-  auto table = mode == cudavision::BlockSizing::EmpiricalTable ? load_tuning_table (self, dev, table_path) : nullptr;
+  const bool uses_table = mode == cudavision::BlockSizing::EmpiricalTable || mode == cudavision::BlockSizing::Auto;
+  auto table = uses_table ? load_tuning_table (self, dev, table_path) : nullptr;
   p->policy = std::make_unique<cudavision::LaunchPolicy> (dev, mode, user, table);
   /* Only format log lines when someone will read them. */
   if (gst_debug_category_get_threshold (gst_cv_launch_debug) >= GST_LEVEL_DEBUG)
     p->policy->set_logger ([self] (int level, const std::string & msg) { log_launch (self, level, msg); });
+  start_auto_tuning (self, mode, dev, table_path, stream->get ());
   p->stream = std::move (stream);
   GST_INFO_OBJECT (self, "running on %s (CC %d.%d, %d SMs), block-sizing=%s", dev.name.c_str (), dev.cc_major,
       dev.cc_minor, dev.sm_count, cudavision::block_sizing_name (mode));
@@ -702,6 +787,7 @@ gst_cv_base_filter_stop (GstBaseTransform * trans)
     GstCvContextGuard guard (p->context);
     if (klass->release_device)
       klass->release_device (self);
+    stop_auto_tuning (self);
     p->stream.reset ();
   }
   p->policy.reset ();
@@ -775,6 +861,9 @@ gst_cv_base_filter_set_property (GObject * object, guint prop_id, const GValue *
       p->tuning_table = s ? s : "";
       break;
     }
+    case PROP_SAVE_TUNING:
+      p->save_tuning = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -804,6 +893,9 @@ gst_cv_base_filter_get_property (GObject * object, guint prop_id, GValue * value
       break;
     case PROP_TUNING_TABLE:
       g_value_set_string (value, p->tuning_table.empty () ? nullptr : p->tuning_table.c_str ());
+      break;
+    case PROP_SAVE_TUNING:
+      g_value_set_boolean (value, p->save_tuning);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -850,8 +942,12 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
           rw_ready));
   g_object_class_install_property (gobject_class, PROP_TUNING_TABLE,
       g_param_spec_string ("tuning-table", "Tuning table",
-          "Table file for block-sizing=empirical-table (NULL = $XDG_CACHE_HOME/cudavision/<gpu>.tsv)", nullptr,
+          "Table file for block-sizing=empirical-table and auto (NULL = $XDG_CACHE_HOME/cudavision/<gpu>.tsv)", nullptr,
           rw_ready));
+  g_object_class_install_property (gobject_class, PROP_SAVE_TUNING,
+      g_param_spec_boolean ("save-tuning", "Save tuning",
+          "block-sizing=auto: at stop, write the shapes it settled on into tuning-table (merged with its entries)",
+          FALSE, rw_ready));
 
   element_class->set_context = gst_cv_base_filter_set_context;
 

@@ -24,6 +24,9 @@ gst_cv_block_sizing_get_type (void)
     { GST_CV_BLOCK_SIZING_EMPIRICAL_TABLE, "Measured per GPU and size by cudavision-tune (tuning-table)",
         "empirical-table" },
     { GST_CV_BLOCK_SIZING_MODEL, "Occupancy model of the device and input size", "model" },
+    { GST_CV_BLOCK_SIZING_AUTO,
+        "Online: the first frames time a few candidate shapes per kernel and size, then keep the fastest",
+        "auto" },
     { 0, nullptr, nullptr },
   };
   if (g_once_init_enter (&type))

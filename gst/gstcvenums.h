@@ -20,6 +20,7 @@ typedef enum {
   GST_CV_BLOCK_SIZING_STATIC = 0,
   GST_CV_BLOCK_SIZING_EMPIRICAL_TABLE = 1,
   GST_CV_BLOCK_SIZING_MODEL = 2,
+  GST_CV_BLOCK_SIZING_AUTO = 3,
 } GstCvBlockSizing;
 
 #define GST_TYPE_CV_BLOCK_SIZING (gst_cv_block_sizing_get_type ())

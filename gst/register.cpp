@@ -3,6 +3,8 @@
 #include "plugin.h"
 
 #include "gstcudablur.h"
+#include "gstcudacanny.h"
+#include "gstcudaflow.h"
 #include "gstcudagray.h"
 #include "gstcudaharris.h"
 #include "gstcudaotsu.h"
@@ -15,6 +17,8 @@ cudavision_plugin_init (GstPlugin * plugin)
   ok |= GST_ELEMENT_REGISTER (cudaharris, plugin);
   ok |= GST_ELEMENT_REGISTER (cudablur, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaotsu, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudaflow, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudacanny, plugin);
   return ok;
 }
 

@@ -209,13 +209,14 @@ caps_string (GstVideoFormat format, int width, int height, const char *feature)
       ",height=" + std::to_string (height) + ",framerate=30/1";
 }
 
-const char *const kBlockSizingModes[6] = {
+const char *const kBlockSizingModes[7] = {
   "block-sizing=static",
   "block-sizing=static block-size=64x2",
   "block-sizing=static block-size=1024",
   "block-sizing=static block-size=32x32",
   "block-sizing=empirical-table tuning-table=/nonexistent/table.tsv",
   "block-sizing=model",
+  "block-sizing=auto",
 };
 
 cv::Mat

@@ -9,6 +9,7 @@
  * reproduce a number printed in the paper. The expectations are derived by
  * hand from the equations as docs/BLOCK-SIZING.md states them, with the
  * arithmetic in the comments, on the paper's GPU and image sizes. */
+#include "auto_tuner.h"
 #include "launch_policy.h"
 #include "tuning_table.h"
 
@@ -20,6 +21,15 @@
 #include <vector>
 
 using namespace cudavision;
+
+namespace cudavision {
+/* Shapes in failure messages as "32x8", not bytes. */
+inline void
+PrintTo (const BlockShape & b, std::ostream * os)
+{
+  *os << b.str ();
+}
+}  // namespace cudavision
 
 namespace {
 
@@ -116,6 +126,7 @@ TEST (BlockSizing, Names)
   EXPECT_STREQ (block_sizing_name (BlockSizing::Static), "static");
   EXPECT_STREQ (block_sizing_name (BlockSizing::EmpiricalTable), "empirical-table");
   EXPECT_STREQ (block_sizing_name (BlockSizing::Model), "model");
+  EXPECT_STREQ (block_sizing_name (BlockSizing::Auto), "auto");
 }
 
 TEST (Devices, FixedDescriptions)
@@ -614,4 +625,561 @@ TEST (Policy, FixedBlockInEveryMode)
     EXPECT_EQ (c.grid_x, 40u);
     EXPECT_EQ (c.grid_y, 30u);
   }
+}
+
+/* ---------------- What cudavision-tune and auto mode add ---------------- */
+
+TEST (Policy, ForcedShapeForOneKernel)
+{
+  KernelTraits k = image_kernel ();
+  KernelTraits other = image_kernel ();
+  other.name = "test.other";
+  KernelTraits tiled = image_kernel ();
+  tiled.name = "gray.rgb_to_gray";  /* same name, but a fixed tile */
+  tiled.fixed_block = true;
+  tiled.static_block = { 16, 16 };
+
+  for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model, BlockSizing::Auto }) {
+    LaunchPolicy p (h100_sxm (), m);
+    p.force_block ("gray.rgb_to_gray", { 128, 3 });
+    LaunchConfig c = p.choose (k, light (), 1920, 1080);
+    EXPECT_EQ (c.block, (BlockShape { 128, 3 })) << block_sizing_name (m);
+    EXPECT_STREQ (c.source, "forced");
+    EXPECT_EQ (c.grid_x, 15u);
+    EXPECT_EQ (c.grid_y, 360u);
+    /* other kernels keep the mode's choice */
+    EXPECT_STRNE (p.choose (other, light (), 1920, 1080).source, "forced");
+    /* a fixed tile is never forced */
+    EXPECT_EQ (p.choose (tiled, light (), 1920, 1080).block, (BlockShape { 16, 16 }));
+    /* clamped like a user shape */
+    KernelResources small = light ();
+    small.max_threads_per_block = 256;
+    EXPECT_EQ (p.choose (k, small, 1920, 1080).block, (BlockShape { 128, 2 }));
+    /* an invalid shape removes the override */
+    p.force_block ("gray.rgb_to_gray", {});
+    EXPECT_STRNE (p.choose (k, light (), 1920, 1080).source, "forced");
+  }
+}
+
+TEST (Policy, ObserverSeesEveryChoice)
+{
+  struct Seen : LaunchObserver {
+    std::vector<std::string> lines;
+    void on_launch (const KernelTraits & k, const KernelResources & res, long w, long h,
+        const LaunchConfig & c) override
+    {
+      lines.push_back (std::string (k.name) + " " + std::to_string (w) + "x" + std::to_string (h) + " " +
+          c.block.str () + " " + c.source + " regs " + std::to_string (res.regs_per_thread));
+    }
+  };
+  auto seen = std::make_shared<Seen> ();
+  LaunchPolicy p (h100_sxm (), BlockSizing::Static);
+  p.set_observer (seen);
+  KernelTraits k = image_kernel ();
+  p.choose (k, heavy (), 640, 480);
+  p.force_block (k.name, { 64, 2 });
+  p.choose (k, light (), 100, 100);
+  ASSERT_EQ (seen->lines.size (), 2u);
+  EXPECT_EQ (seen->lines[0], "gray.rgb_to_gray 640x480 32x8 static regs 128");
+  EXPECT_EQ (seen->lines[1], "gray.rgb_to_gray 100x100 64x2 forced regs 32");
+}
+
+TEST (Model, RankedStartsWithTheChoiceAndIsDistinct)
+{
+  for (const DeviceDescription & d : { gtx_1650_ti (), h100_sxm () }) {
+    for (const KernelResources & r : { light (), heavy () }) {
+      for (const KernelTraits & k : { flat_kernel (), image_kernel (), image_kernel (4) }) {
+        for (Size s : kSizes) {
+          const std::vector<BlockShape> top = model_ranked (d, r, k, s.w, s.h, 3);
+          ASSERT_FALSE (top.empty ());
+          EXPECT_LE (top.size (), 3u);
+          EXPECT_EQ (top[0], model_choose (d, r, k, s.w, s.h)) << d.name << " " << s.w << "x" << s.h;
+          std::set<unsigned> threads;
+          for (BlockShape b : top) {
+            EXPECT_TRUE (threads.insert (b.threads ()).second) << "thread counts repeat: " << b.str ();
+            EXPECT_EQ (clamp_block (b, d, r), b);
+            if (!k.two_d) {
+              EXPECT_EQ (b.y, 1u);
+            }
+          }
+          /* more work than the smallest candidate: there are runners-up */
+          if (s.w * s.h >= 100 * 100) {
+            EXPECT_EQ (top.size (), 3u) << s.w << "x" << s.h;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_TRUE (model_ranked (h100_sxm (), light (), image_kernel (), 640, 480, 0).empty ());
+  /* 1x1: one block of one warp, nothing else fits the work */
+  EXPECT_EQ (model_ranked (h100_sxm (), light (), image_kernel (), 1, 1, 3).size (), 1u);
+}
+
+TEST (Model, RankedRunnerUpIsTheChoiceWithoutTheWinner)
+{
+  /* The second shape is what the rules choose once the first thread count
+   * is out of the search space: the same function of the same terms. A
+   * kernel limited to just below the winner's threads shows it, when the
+   * winner is the largest count. */
+  const DeviceDescription h = h100_sxm ();
+  KernelTraits k = flat_kernel ();
+  const std::vector<BlockShape> top = model_ranked (h, light (), k, 3840 * 2160, 1, 3);
+  ASSERT_EQ (top.size (), 3u);
+  unsigned largest = 0;
+  for (unsigned b : model_search_space (h, light ()))
+    largest = std::max (largest, b);
+  if (top[0].threads () == largest) {
+    KernelResources capped = light ();
+    capped.max_threads_per_block = (int) largest - 32;
+    EXPECT_EQ (model_choose (h, capped, k, 3840 * 2160, 1), top[1]);
+  }
+  for (size_t i = 1; i < top.size (); i++) {
+    const double s0 = model_terms (h, light (), top[0].threads (), 3840L * 2160).score;
+    const double si = model_terms (h, light (), top[i].threads (), 3840L * 2160).score;
+    EXPECT_LE (si, s0 * (1 + 1e-9)) << "a runner-up never outscores the choice";
+  }
+}
+
+/* ---------------- Auto mode ---------------- */
+
+namespace {
+
+TuningKey
+key_for (const DeviceDescription & d, const std::string & kernel, long w, long h)
+{
+  return { d.name, d.cc_major, d.cc_minor, d.sm_count, kernel, w, h };
+}
+
+/* A stream as the tuner sees it, on a simulated device. The device runs
+ * behind the host by `lag` frames: a mark recorded in frame f is reached
+ * only once the host has begun frame f + lag (retire()). Until then it
+ * answers NotReady: the model of "not yet", and there is no way to wait.
+ * Kernel time is added with run(); a mark's timestamp is the device time
+ * when everything queued before it is done. */
+class FakeTimer : public AutoTimer {
+public:
+  struct Stats {
+    int records = 0, polls = 0, not_ready = 0, failed = 0, releases = 0, bad_use = 0;
+    std::set<Mark> live;
+  };
+
+  explicit FakeTimer (std::shared_ptr<Stats> stats, int lag = 1) : stats_ (std::move (stats)), lag_ (lag) {}
+
+  bool record (Mark * out) override
+  {
+    if (fail_records_ > 0) {
+      fail_records_--;
+      return false;
+    }
+    const Mark m = next_++;
+    marks_[m] = { clock_us_, frame_ };
+    stats_->records++;
+    stats_->live.insert (m);
+    *out = m;
+    return true;
+  }
+  Poll elapsed_us (Mark from, Mark to, double *us) override
+  {
+    stats_->polls++;
+    if (!stats_->live.count (from) || !stats_->live.count (to)) {
+      stats_->bad_use++;  /* asked about a released or unknown mark */
+      return Poll::Failed;
+    }
+    if (!reached (from) || !reached (to)) {
+      stats_->not_ready++;
+      return Poll::NotReady;
+    }
+    if (fail_polls_ > 0) {
+      fail_polls_--;
+      stats_->failed++;
+      return Poll::Failed;
+    }
+    *us = marks_[to].t - marks_[from].t;
+    return Poll::Ready;
+  }
+  void release (Mark m) override
+  {
+    if (!stats_->live.erase (m))
+      stats_->bad_use++;  /* released twice */
+    stats_->releases++;
+  }
+
+  void run (double us) { clock_us_ += us; }
+  /* The host starts a new frame; the device has caught up to frame - lag. */
+  void new_frame () { frame_++; }
+  void fail_next_records (int n) { fail_records_ = n; }
+  void fail_next_polls (int n) { fail_polls_ = n; }
+
+private:
+  struct Info {
+    double t;
+    int frame;
+  };
+  bool reached (Mark m) const { return marks_.at (m).frame + lag_ <= frame_; }
+
+  std::shared_ptr<Stats> stats_;
+  int lag_;
+  int frame_ = 0;
+  double clock_us_ = 0;
+  Mark next_ = 1;
+  int fail_records_ = 0, fail_polls_ = 0;
+  std::map<Mark, Info> marks_;
+};
+
+const std::vector<BlockShape> kFive = { { 64, 2 }, { 128, 1 }, { 32, 4 }, { 256, 1 }, { 32, 8 } };
+
+/* Simulated kernel time per shape: 128x1 is the fastest. */
+double
+fake_duration (BlockShape b, int frame)
+{
+  const double base = b == BlockShape { 64, 2 } ? 12.0 : b == BlockShape { 128, 1 } ? 10.0
+      : b == BlockShape { 32, 4 } ? 15.0 : b == BlockShape { 256, 1 } ? 11.0 : 13.0;
+  /* a little deterministic jitter, below the gaps between shapes */
+  return base * (1.0 + 0.003 * ((frame * 7) % 5 - 2));
+}
+
+struct AutoRun {
+  std::shared_ptr<FakeTimer::Stats> stats = std::make_shared<FakeTimer::Stats> ();
+  FakeTimer *timer = nullptr;
+  std::unique_ptr<AutoTuner> tuner;
+  explicit AutoRun (int lag = 1, AutoTunerConfig cfg = {})
+  {
+    auto t = std::make_unique<FakeTimer> (stats, lag);
+    timer = t.get ();
+    tuner = std::make_unique<AutoTuner> (std::move (t), cfg);
+  }
+  /* One frame launching `kernel` once; returns the shape used. */
+  AutoTuner::Choice frame (const std::string & kernel, int f, const std::vector<BlockShape> & cands = kFive)
+  {
+    timer->new_frame ();
+    AutoTuner::Choice c = tuner->on_choose (kernel, 1920, 1080, [&] { return cands; });
+    timer->run (fake_duration (c.block, f));
+    tuner->end_frame ();
+    return c;
+  }
+};
+
+}  // namespace
+
+TEST (Auto, CandidatesTableModelStaticInOrderWithoutDuplicates)
+{
+  const DeviceDescription h = h100_sxm ();
+  KernelTraits k = image_kernel ();
+  TuningTable table;
+  table.put (key_for (h, k.name, 1920, 1080), { { 96, 2 }, 8.0, 0 });
+
+  const std::vector<BlockShape> model = model_ranked (h, light (), k, 1920, 1080, 3);
+  std::vector<BlockShape> c = auto_candidates (h, light (), k, 1920, 1080, &table);
+  ASSERT_GE (c.size (), 4u);
+  EXPECT_EQ (c[0], (BlockShape { 96, 2 })) << "the table's entry first";
+  for (size_t i = 0; i < model.size (); i++)
+    EXPECT_EQ (c[1 + i], model[i]) << "then the model's best three";
+  EXPECT_EQ (c.back (), k.static_block) << "the static default last";
+  std::set<std::string> seen;
+  for (BlockShape b : c)
+    EXPECT_TRUE (seen.insert (b.str ()).second) << "duplicate " << b.str ();
+
+  /* No table entry: the model's and the static; no table at all: the same. */
+  std::vector<BlockShape> no_entry = auto_candidates (h, light (), k, 640, 480, &table);
+  EXPECT_EQ (no_entry, auto_candidates (h, light (), k, 640, 480, nullptr));
+  EXPECT_EQ (no_entry.front (), model_choose (h, light (), k, 640, 480));
+
+  /* A table entry equal to the model's choice is not tried twice. */
+  TuningTable same;
+  same.put (key_for (h, k.name, 640, 480), { model_choose (h, light (), k, 640, 480), 1.0, 0 });
+  EXPECT_EQ (auto_candidates (h, light (), k, 640, 480, &same), no_entry);
+
+  /* Everything clamped to the kernel's limit. */
+  KernelResources small = light ();
+  small.max_threads_per_block = 128;
+  TuningTable wide;
+  wide.put (key_for (h, k.name, 1920, 1080), { { 1024, 1 }, 1.0, 0 });
+  for (BlockShape b : auto_candidates (h, small, k, 1920, 1080, &wide))
+    EXPECT_LE (b.threads (), 128u) << b.str ();
+}
+
+TEST (Auto, SettlesOnTheFastestWithin30FramesThenStopsTiming)
+{
+  AutoRun r;
+  int settled_at = -1;
+  for (int f = 0; f < 30 && settled_at < 0; f++) {
+    r.frame ("k", f);
+    if (r.tuner->settled ("k", 1920, 1080))
+      settled_at = f;
+  }
+  ASSERT_GE (settled_at, 0) << "not settled within 30 frames; pending " << r.tuner->pending ();
+  std::printf ("settled after %d frames\n", settled_at + 1);
+  const std::vector<AutoResult> res = r.tuner->results ();
+  ASSERT_EQ (res.size (), 1u);
+  EXPECT_EQ (res[0].block, (BlockShape { 128, 1 }));
+  EXPECT_NEAR (res[0].median_us, 10.0, 0.1);
+  EXPECT_EQ (res[0].samples, AutoTunerConfig ().samples_per_candidate);
+
+  /* Steady state: the winner every frame, and no more marks. */
+  const int records = r.stats->records;
+  for (int f = 30; f < 130; f++) {
+    AutoTuner::Choice c = r.frame ("k", f);
+    EXPECT_EQ (c.block, (BlockShape { 128, 1 }));
+    EXPECT_EQ (c.phase, AutoTuner::Phase::Settled);
+  }
+  EXPECT_EQ (r.stats->records, records) << "settled launches are not timed";
+  EXPECT_EQ (r.tuner->pending (), 0u);
+  EXPECT_TRUE (r.stats->live.empty ()) << r.stats->live.size () << " marks never released";
+  EXPECT_EQ (r.stats->bad_use, 0);
+}
+
+TEST (Auto, TriesEveryCandidateInTurnAfterWarmup)
+{
+  AutoRun r;
+  std::vector<AutoTuner::Choice> seq;
+  for (int f = 0; f < 11; f++)
+    seq.push_back (r.frame ("k", f));
+  EXPECT_EQ (seq[0].phase, AutoTuner::Phase::Warmup);
+  EXPECT_EQ (seq[0].block, kFive[0]);
+  for (int f = 1; f < 11; f++) {
+    EXPECT_EQ (seq[f].phase, AutoTuner::Phase::Trial) << f;
+    EXPECT_EQ (seq[f].block, kFive[(f - 1) % 5]) << "round robin, frame " << f;
+  }
+  EXPECT_EQ (r.tuner->candidates ("k", 1920, 1080), kFive);
+  EXPECT_EQ (r.tuner->launches ("k", 1920, 1080), 11);
+}
+
+TEST (Auto, NeverWaitsForTheDevice)
+{
+  /* The device three frames behind: every call returns at once with a
+   * shape, reads each unfinished measurement at most once per call, and
+   * the tuner still settles within 30 frames. */
+  AutoRun r (3);
+  int settled_at = -1;
+  int calls = 0;
+  for (int f = 0; f < 40; f++) {
+    const int before = r.stats->not_ready;
+    AutoTuner::Choice c = r.frame ("k", f);
+    calls += 2;  /* on_choose + end_frame */
+    EXPECT_TRUE (c.block.valid ());
+    EXPECT_LE (r.stats->not_ready - before, 2) << "spinning on a mark that is not ready, frame " << f;
+    if (settled_at < 0 && r.tuner->settled ("k", 1920, 1080))
+      settled_at = f;
+  }
+  EXPECT_GT (r.stats->not_ready, 0) << "the fake never said 'not yet': the test does not test";
+  ASSERT_GE (settled_at, 0);
+  EXPECT_LT (settled_at, 30);
+  EXPECT_EQ (r.tuner->results ().at (0).block, (BlockShape { 128, 1 }));
+  /* While timings are in flight, launches go on with the best shape so far. */
+  EXPECT_EQ (r.stats->bad_use, 0);
+}
+
+TEST (Auto, EachLaunchIsTimedToTheNextOne)
+{
+  /* Two tuned kernels and a fixed one per frame: a segment ends at the next
+   * choice, so each kernel's time is its own. */
+  AutoRun r;
+  const std::vector<BlockShape> two = { { 32, 8 }, { 64, 4 } };
+  auto dur_a = [] (BlockShape b) { return b == BlockShape { 32, 8 } ? 20.0 : 30.0; };
+  auto dur_b = [] (BlockShape b) { return b == BlockShape { 32, 8 } ? 9.0 : 5.0; };
+  for (int f = 0; f < 30; f++) {
+    r.timer->new_frame ();
+    AutoTuner::Choice a = r.tuner->on_choose ("a", 640, 480, [&] { return two; });
+    r.timer->run (dur_a (a.block));
+    AutoTuner::Choice b = r.tuner->on_choose ("b", 640, 480, [&] { return two; });
+    r.timer->run (dur_b (b.block));
+    r.tuner->on_untimed_launch ();
+    r.timer->run (100.0);  /* a fixed-shape kernel: not in anyone's time */
+    r.tuner->end_frame ();
+  }
+  ASSERT_TRUE (r.tuner->all_settled ());
+  const std::vector<AutoResult> res = r.tuner->results ();
+  ASSERT_EQ (res.size (), 2u);
+  EXPECT_EQ (res[0].kernel, "a");
+  EXPECT_EQ (res[0].block, (BlockShape { 32, 8 }));
+  EXPECT_DOUBLE_EQ (res[0].median_us, 20.0);
+  EXPECT_EQ (res[1].kernel, "b");
+  EXPECT_EQ (res[1].block, (BlockShape { 64, 4 }));
+  EXPECT_DOUBLE_EQ (res[1].median_us, 5.0);
+  EXPECT_TRUE (r.stats->live.empty ());
+}
+
+TEST (Auto, SizesAreSeparateKeys)
+{
+  AutoRun r;
+  for (int f = 0; f < 30; f++) {
+    r.timer->new_frame ();
+    for (long w : { 640L, 1280L }) {
+      AutoTuner::Choice c = r.tuner->on_choose ("k", w, w / 2, [&] { return kFive; });
+      /* at 1280 the 256-thread block is the fastest */
+      double t = fake_duration (c.block, f);
+      if (w == 1280 && c.block == BlockShape { 256, 1 })
+        t = 5.0;
+      r.timer->run (t);
+    }
+    r.tuner->end_frame ();
+  }
+  ASSERT_TRUE (r.tuner->all_settled ());
+  EXPECT_EQ (r.tuner->candidates ("k", 640, 320), kFive);
+  const std::vector<AutoResult> res = r.tuner->results ();
+  ASSERT_EQ (res.size (), 2u);
+  EXPECT_EQ (res[0].width, 640);
+  EXPECT_EQ (res[0].block, (BlockShape { 128, 1 }));
+  EXPECT_EQ (res[1].width, 1280);
+  EXPECT_EQ (res[1].block, (BlockShape { 256, 1 }));
+}
+
+TEST (Auto, NearTiesGoToTheEarlierCandidate)
+{
+  AutoRun r;
+  const std::vector<BlockShape> cands = { { 64, 2 }, { 128, 1 }, { 32, 8 } };
+  for (int f = 0; f < 30; f++) {
+    r.timer->new_frame ();
+    AutoTuner::Choice c = r.tuner->on_choose ("k", 1920, 1080, [&] { return cands; });
+    /* 128x1 is 0.5% faster than the table's 64x2: within the tolerance */
+    r.timer->run (c.block == BlockShape { 64, 2 } ? 10.05 : c.block == BlockShape { 128, 1 } ? 10.0 : 14.0);
+    r.tuner->end_frame ();
+  }
+  ASSERT_TRUE (r.tuner->settled ("k", 1920, 1080));
+  EXPECT_EQ (r.tuner->results ().at (0).block, (BlockShape { 64, 2 }));
+
+  /* 3% faster is not a tie. */
+  AutoRun q;
+  for (int f = 0; f < 30; f++) {
+    q.timer->new_frame ();
+    AutoTuner::Choice c = q.tuner->on_choose ("k", 1920, 1080, [&] { return cands; });
+    q.timer->run (c.block == BlockShape { 64, 2 } ? 10.3 : c.block == BlockShape { 128, 1 } ? 10.0 : 14.0);
+    q.tuner->end_frame ();
+  }
+  EXPECT_EQ (q.tuner->results ().at (0).block, (BlockShape { 128, 1 }));
+}
+
+TEST (Auto, MedianIgnoresAnOutlier)
+{
+  AutoRun r;
+  const std::vector<BlockShape> cands = { { 64, 2 }, { 128, 1 } };
+  int trials_128 = 0;
+  for (int f = 0; f < 30; f++) {
+    r.timer->new_frame ();
+    AutoTuner::Choice c = r.tuner->on_choose ("k", 1920, 1080, [&] { return cands; });
+    double t = c.block == BlockShape { 64, 2 } ? 12.0 : 10.0;
+    /* the first timed launch of 128x1 hits a preemption: 500 us */
+    if (c.phase == AutoTuner::Phase::Trial && c.block == BlockShape { 128, 1 } && trials_128++ == 0)
+      t = 500.0;
+    r.timer->run (t);
+    r.tuner->end_frame ();
+  }
+  EXPECT_EQ (r.tuner->results ().at (0).block, (BlockShape { 128, 1 }));
+  EXPECT_DOUBLE_EQ (r.tuner->results ().at (0).median_us, 10.0);
+}
+
+TEST (Auto, FailuresAreRetriedAndBounded)
+{
+  /* Records and reads that fail: the trials are run again, and the tuner
+   * still settles on the fastest. */
+  AutoRun r;
+  r.timer->fail_next_records (3);
+  for (int f = 0; f < 5; f++)
+    r.frame ("k", f);
+  r.timer->fail_next_polls (4);
+  int f = 5;
+  for (; f < 60 && !r.tuner->settled ("k", 1920, 1080); f++)
+    r.frame ("k", f);
+  ASSERT_TRUE (r.tuner->settled ("k", 1920, 1080));
+  EXPECT_EQ (r.stats->failed, 4);
+  EXPECT_EQ (r.tuner->results ().at (0).block, (BlockShape { 128, 1 }));
+  EXPECT_EQ (r.tuner->results ().at (0).samples, AutoTunerConfig ().samples_per_candidate);
+
+  /* A clock that always fails: the tuner gives up instead of timing forever. */
+  AutoTunerConfig cfg;
+  cfg.max_failures = 5;
+  AutoRun broken (1, cfg);
+  broken.timer->fail_next_polls (1 << 30);
+  for (int g = 0; g < 40; g++)
+    broken.frame ("k", g);
+  EXPECT_TRUE (broken.tuner->settled ("k", 1920, 1080));
+  EXPECT_EQ (broken.tuner->results ().at (0).samples, 0);
+  EXPECT_TRUE (broken.stats->live.empty ());
+
+  /* A clock that cannot even record: the same, and no more tries after. */
+  AutoRun mute (1, cfg);
+  mute.timer->fail_next_records (1 << 30);
+  for (int g = 0; g < 40; g++)
+    mute.frame ("k", g);
+  EXPECT_TRUE (mute.tuner->settled ("k", 1920, 1080));
+  EXPECT_EQ (mute.tuner->results ().at (0).block, kFive[0]);
+  EXPECT_EQ (mute.stats->records, 0);
+}
+
+TEST (Auto, OneCandidateSettlesAtOnce)
+{
+  AutoRun r;
+  AutoTuner::Choice c = r.tuner->on_choose ("k", 8, 8, [] { return std::vector<BlockShape> { { 32, 1 } }; });
+  EXPECT_EQ (c.phase, AutoTuner::Phase::Settled);
+  EXPECT_EQ (c.block, (BlockShape { 32, 1 }));
+  EXPECT_EQ (r.stats->records, 0);
+  /* an empty list falls back to one warp */
+  EXPECT_EQ (r.tuner->on_choose ("e", 8, 8, [] { return std::vector<BlockShape> {}; }).block, (BlockShape { 32, 1 }));
+}
+
+TEST (Auto, MarksHeldAtDestructionAreReleased)
+{
+  auto stats = std::make_shared<FakeTimer::Stats> ();
+  {
+    auto t = std::make_unique<FakeTimer> (stats, 5);
+    FakeTimer *timer = t.get ();
+    AutoTuner tuner (std::move (t));
+    for (int f = 0; f < 6; f++) {
+      timer->new_frame ();
+      tuner.on_choose ("k", 64, 64, [] { return kFive; });
+      timer->run (1);
+    }
+    EXPECT_FALSE (stats->live.empty ());
+  }
+  EXPECT_TRUE (stats->live.empty ());
+  EXPECT_EQ (stats->bad_use, 0);
+}
+
+TEST (Policy, AutoModeThroughTheTuner)
+{
+  const DeviceDescription h = h100_sxm ();
+  KernelTraits k = image_kernel ();
+  KernelTraits tiled = image_kernel ();
+  tiled.name = "test.tiled";
+  tiled.fixed_block = true;
+  auto table = std::make_shared<TuningTable> ();
+  table->put (key_for (h, k.name, 1920, 1080), { { 96, 2 }, 8.0, 0 });
+
+  /* Without a tuner attached: the list's first shape, the table's. */
+  LaunchPolicy plain (h, BlockSizing::Auto, {}, table);
+  LaunchConfig c = plain.choose (k, light (), 1920, 1080);
+  EXPECT_EQ (c.block, (BlockShape { 96, 2 }));
+  EXPECT_STREQ (c.source, "auto:untimed");
+
+  auto stats = std::make_shared<FakeTimer::Stats> ();
+  auto t = std::make_unique<FakeTimer> (stats, 1);
+  FakeTimer *timer = t.get ();
+  auto tuner = std::make_shared<AutoTuner> (std::move (t));
+  LogSink log;
+  tuner->set_logger (log.logger ());
+  LaunchPolicy p (h, BlockSizing::Auto, {}, table);
+  p.set_auto_tuner (tuner);
+  EXPECT_EQ (p.auto_tuner (), tuner.get ());
+
+  const std::vector<BlockShape> cands = auto_candidates (h, light (), k, 1920, 1080, table.get ());
+  std::vector<std::string> sources;
+  for (int f = 0; f < 40; f++) {
+    timer->new_frame ();
+    c = p.choose (k, light (), 1920, 1080);
+    sources.push_back (c.source);
+    /* the table's shape is the slowest here; the model's second the fastest */
+    timer->run (c.block == cands[2] ? 5.0 : c.block == cands[0] ? 20.0 : 9.0);
+    /* a fixed kernel after it ends its timing */
+    EXPECT_STREQ (p.choose (tiled, light (), 1920, 1080).source, "fixed");
+    timer->run (50.0);
+    tuner->end_frame ();
+  }
+  EXPECT_EQ (sources.front (), "auto:warmup");
+  EXPECT_EQ (sources[1], "auto:trial");
+  EXPECT_EQ (sources.back (), "auto");
+  ASSERT_TRUE (tuner->settled (k.name, 1920, 1080));
+  EXPECT_EQ (tuner->results ().at (0).block, cands[2]);
+  EXPECT_DOUBLE_EQ (tuner->results ().at (0).median_us, 5.0) << "the fixed kernel's 50 us leaked into the time";
+  EXPECT_EQ (p.choose (k, light (), 1920, 1080).block, cands[2]);
+  EXPECT_EQ (log.count ("auto settled on " + cands[2].str ()), 1);
 }

@@ -1,0 +1,57 @@
+/* cudavision benchmarks — the frame the Canny benchmarks detect on, ours
+ * (bench_kernels.cpp) and NPP's (npp/npp_canny.cu) alike.
+ *
+ * Photographs have edges on a few percent of their pixels; the uniform
+ * random frames of the other benchmarks make nearly every pixel an edge
+ * candidate (the worst case, also timed) and a flat frame none. This one
+ * is 24x24 cells of random grey, their borders smoothed by a 5x5 box, with
+ * +-2 of noise: long edges along the cell borders with magnitudes spread
+ * over the default thresholds, texture that Canny rejects inside the cells.
+ * Header-only and plain C++, so the NPP programs build it without the
+ * rest of the benchmarks. */
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace cvbench {
+
+/* Host bytes of the frame, rows `pitch` bytes apart. */
+inline std::vector<uint8_t>
+canny_frame (int w, int h, size_t pitch, unsigned seed = 11)
+{
+  std::mt19937 rng (seed);
+  const int cw = w / 24 + 1;
+  std::vector<uint8_t> cell ((size_t) cw * (h / 24 + 1));
+  for (auto & c : cell)
+    c = (uint8_t) (rng () & 0xff);
+  /* the cells, then a 5x5 box over them (clamped at the frame border) */
+  std::vector<int> raw ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      raw[(size_t) y * w + x] = cell[(size_t) (y / 24) * cw + x / 24];
+  std::vector<int> rows ((size_t) w * h);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int s = 0;
+      for (int d = -2; d <= 2; d++)
+        s += raw[(size_t) y * w + std::min (std::max (x + d, 0), w - 1)];
+      rows[(size_t) y * w + x] = s;
+    }
+  std::vector<uint8_t> out (pitch * h, 0);
+  std::uniform_int_distribution<int> noise (-2, 2);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int s = 0;
+      for (int d = -2; d <= 2; d++)
+        s += rows[(size_t) std::min (std::max (y + d, 0), h - 1) * w + x];
+      const int v = (s + 12) / 25 + noise (rng);
+      out[(size_t) y * pitch + x] = (uint8_t) std::min (std::max (v, 0), 255);
+    }
+  return out;
+}
+
+}  // namespace cvbench

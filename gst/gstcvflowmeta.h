@@ -1,0 +1,83 @@
+/* cudavision — GstCvFlowMeta: the optical flow cudaflow measured between
+ * the previous frame and the frame the meta is attached to.
+ *
+ * |[
+ * GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buf);
+ * for (guint i = 0; m && i < m->n; i++)
+ *   if (m->vectors[i].status)
+ *     use (m->vectors[i].prev_x, m->vectors[i].prev_y, m->vectors[i].x, m->vectors[i].y);
+ * ]|
+ *
+ * One entry per point tracked into this frame: its position in the
+ * previous frame, its position in this one and whether it was tracked.
+ * Coordinates are pixels (x right, y down, origin at the centre of the
+ * top-left pixel, as OpenCV's). A frame with no previous frame (the first,
+ * or the first after a reset) carries a meta with n = 0.
+ *
+ * Sparse mode lists the points followed from the previous frame (Shi-Tomasi
+ * corners, re-detected from time to time), lost ones included with status
+ * 0; dense mode lists every point of the grid, in raster order of its
+ * `grid_cols` x `grid_rows` cells of `grid_step` pixels (all 0 in sparse
+ * mode).
+ *
+ * The meta is tagged "video", "size" and "orientation": elements keeping
+ * the frame geometry copy it; scalers announcing
+ * GST_VIDEO_META_TRANSFORM_IS_SCALE get the points scaled; others drop it.
+ * Buffer copies copy it. */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstCvFlowVector:
+ * @prev_x: column in the previous frame
+ * @prev_y: row in the previous frame
+ * @x: column in this frame (meaningless when @status is 0)
+ * @y: row in this frame
+ * @status: 1 tracked, 0 lost (cv::calcOpticalFlowPyrLK's status, and 0
+ *     when the point left the frame)
+ */
+typedef struct {
+  gfloat prev_x;
+  gfloat prev_y;
+  gfloat x;
+  gfloat y;
+  guint8 status;
+} GstCvFlowVector;
+
+typedef struct _GstCvFlowMeta GstCvFlowMeta;
+
+/**
+ * GstCvFlowMeta:
+ * @meta: the parent #GstMeta
+ * @n: number of vectors
+ * @vectors: (array length=n): the vectors; owned by the meta
+ * @grid_step: dense mode: the grid's cell size in pixels; 0 in sparse mode
+ * @grid_cols: dense mode: cells across (n = grid_cols * grid_rows)
+ * @grid_rows: dense mode: cells down
+ */
+struct _GstCvFlowMeta {
+  GstMeta meta;
+  guint n;
+  GstCvFlowVector *vectors;
+  guint grid_step;
+  guint grid_cols;
+  guint grid_rows;
+};
+
+GType gst_cv_flow_meta_api_get_type (void);
+#define GST_CV_FLOW_META_API_TYPE (gst_cv_flow_meta_api_get_type ())
+
+const GstMetaInfo *gst_cv_flow_meta_get_info (void);
+#define GST_CV_FLOW_META_INFO (gst_cv_flow_meta_get_info ())
+
+#define gst_buffer_get_cv_flow_meta(b) ((GstCvFlowMeta *) gst_buffer_get_meta ((b), GST_CV_FLOW_META_API_TYPE))
+
+/* Adds a meta holding a copy of `vectors` (n may be 0) to a writable
+ * buffer, replacing any flow meta already there (a buffer carries at most
+ * one); the grid fields are 0. */
+GstCvFlowMeta *gst_buffer_add_cv_flow_meta (GstBuffer * buffer, const GstCvFlowVector * vectors, guint n);
+
+G_END_DECLS

@@ -1,0 +1,169 @@
+#include "canny_util.h"
+#include "test_util.h"
+
+#include "gstcvotsumeta.h"
+
+#include "../../cpu/canny_cpu.h"
+#include "../../cuda/blur.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cvtest {
+
+std::vector<cv::Mat>
+bundled_gray ()
+{
+  std::vector<cv::Mat> out;
+  for (const auto & path : test_images ())
+    out.push_back (to_gray (load_rgb (path)));
+  return out;
+}
+
+GstBuffer *
+gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold)
+{
+  GstBuffer *buf = mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8);
+  gst_buffer_add_cuda_otsu_meta (buf, (guint8) threshold);
+  return buf;
+}
+
+std::vector<CannyCase>
+canny_cases ()
+{
+  std::vector<CannyCase> out;
+  for (int aperture : { 3, 5, 7 })
+    for (bool l2 : { false, true })
+      for (const auto & t : { std::pair<double, double> { 50, 150 }, { 30, 90 }, { 120, 300 } })
+        out.push_back ({ aperture, l2, t.first, t.second });
+  return out;
+}
+
+std::string
+canny_props (const CannyCase & c)
+{
+  char buf[160];
+  std::snprintf (buf, sizeof (buf), "aperture=%d l2-gradient=%s low-threshold=%.17g high-threshold=%.17g",
+      c.aperture, c.l2 ? "true" : "false", c.low, c.high);
+  return buf;
+}
+
+int
+canny_blur_ksize (double sigma)
+{
+  if (!(sigma > 0))
+    return 0;
+  const int k = std::min (cudavision::gaussian_ksize_for_sigma (sigma), cudavision::kBlurMaxKsize);
+  return k >= 3 ? k : 0;
+}
+
+cv::Mat
+opencv_canny (const cv::Mat & gray, const CannyCase & c, double blur_sigma)
+{
+  cv::Mat src = gray, out;
+  const int k = canny_blur_ksize (blur_sigma);
+  if (k) {
+    cv::GaussianBlur (gray, src, cv::Size (k, k), blur_sigma, blur_sigma, cv::BORDER_REFLECT_101);
+  }
+  cv::Canny (src, out, c.low, c.high, c.aperture, c.l2);
+  return out;
+}
+
+cv::Mat
+model_canny (const cv::Mat & gray, const CannyCase & c)
+{
+  cv::Mat out (gray.size (), CV_8UC1);
+  cudavision::cpu::canny_model ({ gray.data, gray.step, gray.cols, gray.rows },
+      { out.data, out.step, out.cols, out.rows }, c.low, c.high, c.aperture, c.l2);
+  return out;
+}
+
+double
+equal_percent (const cv::Mat & a, const cv::Mat & b)
+{
+  if (a.size () != b.size () || a.empty ())
+    return 0;
+  return 100.0 * (double) (a.total () - cv::countNonZero (a != b)) / (double) a.total ();
+}
+
+int
+sorted_median (const cv::Mat & gray)
+{
+  std::vector<uint8_t> v;
+  for (int y = 0; y < gray.rows; y++)
+    v.insert (v.end (), gray.ptr<uint8_t> (y), gray.ptr<uint8_t> (y) + gray.cols);
+  const size_t k = (v.size () - 1) / 2;
+  std::nth_element (v.begin (), v.begin () + k, v.end ());
+  return v[k];
+}
+
+SnakeFrame
+snake_frame (int w, int h, uint64_t seed)
+{
+  SnakeFrame f;
+  f.image = cv::Mat (h, w, CV_8UC1, cv::Scalar (100));
+  cv::RNG rng (seed);
+  /* Passes `pitch` apart, left to right and back, joined by half circles.
+   * Along a pass the slope is a damped random walk, so the curve wanders up
+   * to `band` off its row without corners: Canny's non-maximum test breaks
+   * edges at sharp corners and notches, and OpenCV would not follow them
+   * either. */
+  const int margin = 8, pitch = 32, band = 6;
+  const double radius = pitch / 2.0;
+  const double x_lo = margin + radius, x_hi = w - 1 - margin - radius;
+  std::vector<cv::Point2d> pts;
+  double x = x_lo, y = margin + band;
+  for (int pass = 0;; pass++) {
+    const double centre = margin + band + pass * pitch;
+    const int dir = pass % 2 ? -1 : 1;
+    double slope = 0;
+    y = centre;
+    for (; dir > 0 ? x < x_hi : x > x_lo; x += dir) {
+      slope = 0.97 * slope + rng.gaussian (0.03);
+      y += slope;
+      if (std::abs (y - centre) > band) {
+        y = centre + (y > centre ? band : -band);
+        slope = -slope;
+      }
+      pts.emplace_back (x, y);
+    }
+    /* ease back to the centre over the last pixels of the pass */
+    if (centre + pitch + band + margin >= h)
+      break;
+    const cv::Point2d c (x, (y + centre + pitch) / 2);
+    const double r = (centre + pitch - y) / 2;
+    for (int k = 1; k < 64; k++) {
+      const double a = CV_PI * k / 64;
+      pts.emplace_back (c.x + dir * r * std::sin (a), c.y - r * std::cos (a));
+    }
+    y = centre + pitch;
+  }
+  /* a band 5 pixels wide along the curve: its two sides are the edges (a
+   * 1-pixel line's sides break where the line steps) */
+  constexpr int kShift = 4;
+  std::vector<cv::Point> fixed;
+  for (const auto & p : pts)
+    fixed.emplace_back (cvRound (p.x * (1 << kShift)), cvRound (p.y * (1 << kShift)));
+  const size_t strong = std::min<size_t> (64, fixed.size ());
+  const std::vector<cv::Point> head (fixed.begin (), fixed.begin () + strong);
+  const std::vector<cv::Point> tail (fixed.begin () + strong - 1, fixed.end ());
+  cv::polylines (f.image, tail, false, cv::Scalar (120), 5, cv::LINE_8, kShift);
+  cv::polylines (f.image, head, false, cv::Scalar (140), 5, cv::LINE_8, kShift);
+  for (const auto & p : pts)
+    f.path.emplace_back (cvRound (p.x), cvRound (p.y));
+  return f;
+}
+
+cv::Mat
+checkerboard (int w, int h, int cell)
+{
+  cv::Mat m (h, w, CV_8UC1);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      m.at<uint8_t> (y, x) = ((x / cell + y / cell) % 2) ? 255 : 0;
+  return m;
+}
+
+}  // namespace cvtest

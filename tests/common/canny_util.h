@@ -1,0 +1,68 @@
+/* cudavision tests — Canny cases, references and test frames, shared by
+ * the CPU and GPU suites. */
+#pragma once
+
+#include <gst/gst.h>
+#include <opencv2/core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cvtest {
+
+/* One cv::Canny configuration. */
+struct CannyCase {
+  int aperture;
+  bool l2;
+  double low, high;
+};
+
+/* Every bundled image as GRAY8 (cv::cvtColor). */
+std::vector<cv::Mat> bundled_gray ();
+
+/* A GstBuffer of a GRAY8 frame with a GstCudaOtsuMeta of `threshold`. */
+GstBuffer *gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold);
+
+/* Apertures 3, 5, 7 x L1 / L2 x the default thresholds (50, 150) and two
+ * others (lower, higher): 18 cases. */
+std::vector<CannyCase> canny_cases ();
+
+/* "aperture=5 l2-gradient=true low-threshold=50 high-threshold=150" */
+std::string canny_props (const CannyCase & c);
+
+/* The pre-blur kernel size cudacanny uses for blur-sigma: OpenCV's size
+ * for the sigma, at most 31; 0 (no blur) below 3. */
+int canny_blur_ksize (double sigma);
+
+/* cv::GaussianBlur (OpenCV's kernel size for blur_sigma, at most 31 taps,
+ * as cudacanny uses) when blur_sigma > 0, then cv::Canny. */
+cv::Mat opencv_canny (const cv::Mat & gray, const CannyCase & c, double blur_sigma = 0);
+
+/* cpu::canny_model: what the GPU computes, on the host. */
+cv::Mat model_canny (const cv::Mat & gray, const CannyCase & c);
+
+/* Percentage of equal pixels. */
+double equal_percent (const cv::Mat & a, const cv::Mat & b);
+
+/* The lower median of a GRAY8 frame, by sorting (independent of the
+ * histogram the element uses). */
+int sorted_median (const cv::Mat & gray);
+
+/* A frame where one edge snakes across the whole image: a band 5 pixels
+ * wide along a random-walk curve in a serpentine (passes 32 rows apart
+ * joined by half circles) over background 100, +40 (an L1 Sobel-3
+ * magnitude of about 160, just above 150) over its first 64 points and
+ * +20 (about 80, between 50 and 150) everywhere else. Both sides of the
+ * band are single edges running the whole curve: only hysteresis from the
+ * start reaches the end. `path` is the curve, in order. */
+struct SnakeFrame {
+  cv::Mat image;
+  std::vector<cv::Point> path;
+};
+SnakeFrame snake_frame (int w, int h, uint64_t seed);
+
+/* Alternating 0 / 255 squares of `cell` pixels: edges everywhere. */
+cv::Mat checkerboard (int w, int h, int cell);
+
+}  // namespace cvtest

@@ -1,0 +1,440 @@
+/* cudacanny on the GPU: against cv::Canny (the target: >= 99.9 % equal
+ * pixels; the design is exact, so every comparison with the host model of
+ * the GPU arithmetic, cpu::canny_model, must be 100 %) on every bundled
+ * image for apertures 3/5/7 x L1/L2 x three threshold pairs; the fused and
+ * separate pre-blurs; a 4K frame whose one edge snakes across the whole
+ * image; sizes from 1x1 to 4K, constant and all-edge frames; every
+ * block-sizing mode; the automatic thresholds computed on the device; and
+ * a cudagray ! cudablur ! cudacanny chain with device memory between the
+ * elements. Failures print the numbers. Skips (exit 77) without a device. */
+#include "../common/canny_util.h"
+#include "../common/device_fixture.h"
+#include "../common/harness.h"
+
+#include "../../cpu/canny_cpu.h"
+#include "../../cuda/canny.h"
+#include "../../cuda/cuda_raii.h"
+#include "../../cuda/device_info.h"
+#include "../../cuda/launch_policy.h"
+#include "../../cuda/tuning_table.h"
+#include "gstcvmemory.h"
+
+#include <gst/app/gstappsink.h>
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace cvtest;
+
+/* ------------------------------------------------------------ helpers */
+
+/* The fidelity target against OpenCV, in percent of equal pixels. */
+static const double kTargetPercent = 99.9;
+
+static std::string
+gpu_element (const CannyCase & c, const std::string & extra = "")
+{
+  return "cudacanny backend=cuda " + canny_props (c) + (extra.empty () ? "" : " " + extra);
+}
+
+/* The worst agreement with OpenCV seen by a test, printed at its end. */
+struct Fidelity {
+  const char *what;
+  double min_percent = 100;
+  long differing = 0, pixels = 0, runs = 0;
+  std::string worst;
+  explicit Fidelity (const char *w) : what (w) {}
+  void add (const cv::Mat & out, const cv::Mat & expected, const std::string & where) {
+    const double p = equal_percent (out, expected);
+    differing += compare (out, expected).differing;
+    pixels += (long) expected.total ();
+    runs++;
+    if (p < min_percent) {
+      min_percent = p;
+      worst = where;
+    }
+    EXPECT_GE (p, kTargetPercent) << where;
+  }
+  ~Fidelity () {
+    std::printf ("[fidelity] %s: %ld runs, %ld of %ld pixels differ from cv::Canny (%.5f %% equal), worst %.5f %% "
+                 "(%s)\n",
+        what, runs, differing, pixels, pixels ? 100.0 * (pixels - differing) / pixels : 100.0, min_percent,
+        worst.c_str ());
+  }
+};
+
+/* Launch policies: every mode, and static shapes for the kernels that take
+ * any (canny.tile's is fixed). The table mode has no table: the model. */
+struct PolicySpec {
+  const char *name;
+  cudavision::BlockSizing mode;
+  cudavision::BlockShape shape;
+};
+static const PolicySpec kPolicies[] = {
+  { "static", cudavision::BlockSizing::Static, {} },
+  { "static 1024x1", cudavision::BlockSizing::Static, { 1024, 1 } },
+  { "static 64x2", cudavision::BlockSizing::Static, { 64, 2 } },
+  { "static 7x3", cudavision::BlockSizing::Static, { 7, 3 } },
+  { "static 32x32", cudavision::BlockSizing::Static, { 32, 32 } },
+  { "empirical-table (none)", cudavision::BlockSizing::EmpiricalTable, {} },
+  { "model", cudavision::BlockSizing::Model, {} },
+};
+static const size_t kPolicyCount = sizeof (kPolicies) / sizeof (kPolicies[0]);
+
+static cudavision::CannyParams
+params_of (const CannyCase & c, double blur_sigma = 0)
+{
+  cudavision::CannyParams p;
+  p.low_threshold = c.low;
+  p.high_threshold = c.high;
+  p.aperture = c.aperture;
+  p.l2_gradient = c.l2;
+  p.blur_ksize = canny_blur_ksize (blur_sigma);
+  p.blur_sigma = p.blur_ksize ? blur_sigma : 0;
+  return p;
+}
+
+/* The cuda/ API on device frames, with the detector's scratch kept across
+ * calls as the element keeps it. */
+class CannyDevice : public DeviceTest {
+protected:
+  void TearDown () override { scratch.release (); }
+
+  /* One frame; the output buffer starts as 0x5a so that a pixel left
+   * unwritten shows. `offset` > 0 starts every row that many bytes into
+   * the buffers (unaligned rows). */
+  cv::Mat run (const cv::Mat & in, const cudavision::CannyParams & p, const PolicySpec & spec,
+      cudavision::CannyVariant v = cudavision::CannyVariant::Auto, cudavision::CannyCounts * counts = nullptr,
+      int offset = 0)
+  {
+    const cudavision::LaunchPolicy pol (dev, spec.mode, spec.shape);
+    cv::Mat wide (in.rows, in.cols + offset, CV_8UC1, cv::Scalar (0));
+    in.copyTo (wide.colRange (offset, offset + in.cols));
+    cudavision::DeviceBuffer sbuf, dbuf;
+    const cudavision::ConstImage8 s = upload (wide, sbuf);
+    const cudavision::ConstImage8 d = upload (cv::Mat (wide.size (), CV_8UC1, cv::Scalar (0x5a)), dbuf);
+    const cudavision::ConstImage8 src { s.data + offset, s.pitch, in.cols, in.rows };
+    const cudavision::Image8 dst { dbuf.as<uint8_t> () + offset, d.pitch, in.cols, in.rows };
+    const cudavision::CudaStatus st = cudavision::canny (src, dst, p, &scratch, pol, stream.get (), -1, v);
+    EXPECT_TRUE (st.ok ()) << st.message ();
+    EXPECT_EQ (cudaStreamSynchronize (stream.get ()), cudaSuccess);
+    if (counts) {
+      EXPECT_TRUE (cudavision::canny_read_counts (scratch, stream.get (), counts).ok ());
+    }
+    return download (cudavision::ConstImage8 { dst.data, dst.pitch, dst.width, dst.height }, CV_8UC1);
+  }
+
+  cudavision::CannyScratch scratch;
+};
+
+/* ------------------------------------------------------------ fidelity */
+
+TEST (CannyGpu, BundledImagesEveryCase)
+{
+  Fidelity fid ("bundled images, 18 cases each, element");
+  const auto frames = bundled_gray ();
+  ASSERT_GE (frames.size (), 10u);
+  for (size_t i = 0; i < frames.size (); i++) {
+    for (const CannyCase & c : canny_cases ()) {
+      const std::string what = "image " + std::to_string (i) + " " + size_str (frames[i]) + " " + canny_props (c);
+      const cv::Mat out = through (gpu_element (c), frames[i]);
+      ASSERT_FALSE (out.empty ()) << what;
+      fid.add (out, opencv_canny (frames[i], c), what);
+      EXPECT_EQ (compare (out, model_canny (frames[i], c)).differing, 0) << what << ": differs from the GPU model";
+    }
+  }
+}
+
+/* Device frames out of the element, mapped only by the test. */
+TEST (CannyGpu, DeviceMemoryOut)
+{
+  const cv::Mat in = to_gray (load_rgb (data_path ("astronaut.png")));
+  const CannyCase c { 3, true, 40, 120 };
+  const cv::Mat out = through (gpu_element (c), in, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  ASSERT_FALSE (out.empty ());
+  EXPECT_EQ (compare (out, model_canny (in, c)).differing, 0);
+}
+
+TEST_F (CannyDevice, EveryBlockSizingModeIdentical)
+{
+  const auto frames = bundled_gray ();
+  for (size_t i = 0; i < frames.size (); i += 3) {
+    for (const CannyCase & c : { CannyCase { 3, false, 50, 150 }, CannyCase { 7, true, 30, 90 } }) {
+      const cv::Mat expected = model_canny (frames[i], c);
+      for (const char *mode : kBlockSizingModes) {
+        const cv::Mat out = through (gpu_element (c, mode), frames[i]);
+        ASSERT_FALSE (out.empty ()) << mode;
+        EXPECT_EQ (compare (out, expected).differing, 0) << "image " << i << " " << canny_props (c) << " " << mode;
+      }
+    }
+  }
+  /* the cuda/ API with every policy, on noise (edges everywhere) */
+  const cv::Mat noise = random_mat (333, 257, CV_8UC1, 5);
+  for (const CannyCase & c : { CannyCase { 3, false, 50, 150 }, CannyCase { 5, true, 200, 600 } }) {
+    const cv::Mat expected = model_canny (noise, c);
+    for (const PolicySpec & spec : kPolicies)
+      EXPECT_EQ (compare (run (noise, params_of (c), spec), expected).differing, 0) << spec.name << " " << canny_props (c);
+  }
+}
+
+/* The fused pre-blur and the separate one (cudablur's kernel, then the
+ * detection) give the same pixels, which are cv::GaussianBlur then
+ * cv::Canny. */
+TEST_F (CannyDevice, PreBlurFusedAndSeparate)
+{
+  Fidelity fid ("pre-blur, cuda/ API");
+  const auto frames = bundled_gray ();
+  for (size_t i = 0; i < frames.size (); i++) {
+    for (double sigma : { 0.3, 1.5, 3.0, 8.0 }) {
+      for (const CannyCase & c : { CannyCase { 3, false, 50, 150 }, CannyCase { 5, true, 30, 90 },
+               CannyCase { 7, false, 120, 300 } }) {
+        const std::string what =
+            "image " + std::to_string (i) + " sigma " + std::to_string (sigma) + " " + canny_props (c);
+        const cudavision::CannyParams p = params_of (c, sigma);
+        const PolicySpec & spec = kPolicies[i % kPolicyCount];
+        const cv::Mat fused = run (frames[i], p, spec, cudavision::CannyVariant::Fused);
+        const cv::Mat separate = run (frames[i], p, spec, cudavision::CannyVariant::Separate);
+        EXPECT_EQ (compare (fused, separate).differing, 0) << what << ": fused and separate differ";
+        fid.add (fused, opencv_canny (frames[i], c, sigma), what);
+        cv::Mat blurred;
+        cv::GaussianBlur (frames[i], blurred, cv::Size (p.blur_ksize, p.blur_ksize), sigma, sigma,
+            cv::BORDER_REFLECT_101);
+        EXPECT_EQ (compare (fused, model_canny (blurred, c)).differing, 0) << what << ": differs from the model";
+      }
+    }
+  }
+  /* through the element */
+  const CannyCase c { 3, false, 50, 150 };
+  EXPECT_EQ (compare (through (gpu_element (c, "blur-sigma=1.5"), frames[0]), opencv_canny (frames[0], c, 1.5))
+                 .differing,
+      0);
+}
+
+/* ------------------------------------------------------------ stress */
+
+/* One edge across the whole 4K frame, strong only at its start: the
+ * hysteresis must follow it through every tile it crosses, in a fixed
+ * number of launches. */
+TEST_F (CannyDevice, SnakeAt4KIsFollowedEndToEnd)
+{
+  Fidelity fid ("snake 3840x2160");
+  const SnakeFrame s = snake_frame (3840, 2160, 1);
+  for (bool l2 : { false, true }) {
+    const CannyCase c { 3, l2, 50, 150 };
+    const cv::Mat expected = opencv_canny (s.image, c);
+    const cv::Mat model = model_canny (s.image, c);
+    const int edges = cv::countNonZero (expected);
+    ASSERT_GT (edges, (int) s.path.size ()) << "the frame must make OpenCV follow the snake";
+    for (size_t k = 0; k < kPolicyCount; k += l2 ? 3 : 1) {
+      cudavision::CannyCounts counts;
+      const cv::Mat out = run (s.image, params_of (c), kPolicies[k], cudavision::CannyVariant::Auto, &counts);
+      const std::string what = std::string ("L") + (l2 ? "2 " : "1 ") + kPolicies[k].name;
+      fid.add (out, expected, what);
+      EXPECT_EQ (compare (out, model).differing, 0) << what;
+      cv::Rect end (s.path.back () - cv::Point (4, 4), cv::Size (9, 9));
+      end &= cv::Rect (0, 0, s.image.cols, s.image.rows);
+      EXPECT_GT (cv::countNonZero (out (end)), 0) << what << ": the far end was not reached";
+      /* the global steps did the work: tile components joined across
+       * borders, their weak pixels resolved through the strong start */
+      EXPECT_GT (counts.open_components, 100u) << what;
+      EXPECT_GT (counts.unresolved, (uint32_t) edges / 2) << what;
+      std::printf ("[snake] %s: %d edge pixels, %u tile components joined, %u pixels resolved across tiles\n",
+          what.c_str (), edges, counts.open_components, counts.unresolved);
+    }
+  }
+  /* and through the element */
+  const CannyCase c { 3, false, 50, 150 };
+  EXPECT_EQ (compare (through (gpu_element (c), s.image), model_canny (s.image, c)).differing, 0);
+}
+
+TEST_F (CannyDevice, SizesConstantAndAllEdgeFrames)
+{
+  Fidelity fid ("sizes 1x1 to 4K, noise, smooth, checkerboard");
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 3 }, { 2, 3 }, { 5, 1 }, { 1, 5 }, { 31, 33 }, { 32, 32 },
+    { 33, 31 }, { 64, 64 }, { 65, 97 }, { 641, 479 }, { 1920, 1080 }, { 3840, 2160 } };
+  int n = 0;
+  for (const auto & sz : sizes) {
+    const cv::Mat noise = random_mat (sz[0], sz[1], CV_8UC1, sz[0] * 13 + sz[1]);
+    cv::Mat smooth;
+    cv::GaussianBlur (noise, smooth, cv::Size (0, 0), 3.0);
+    cv::normalize (smooth, smooth, 0, 255, cv::NORM_MINMAX);
+    const cv::Mat board = checkerboard (sz[0], sz[1], 4);
+    for (const cv::Mat *f : std::initializer_list<const cv::Mat *> { &noise, &smooth, &board }) {
+      for (const CannyCase & c : canny_cases ()) {
+        /* every case on small frames; two on the large ones */
+        if (sz[0] >= 641 && !(c.aperture == 3 && c.low == 50) && !(c.aperture == 7 && c.l2 && c.low == 30))
+          continue;
+        const PolicySpec & spec = kPolicies[n++ % kPolicyCount];
+        const int offset = n % 5 == 0 ? 3 : 0;
+        const std::string what =
+            size_str (*f) + " " + canny_props (c) + " " + spec.name + (offset ? " unaligned" : "");
+        const cv::Mat out = run (*f, params_of (c), spec, cudavision::CannyVariant::Auto, nullptr, offset);
+        fid.add (out, opencv_canny (*f, c), what);
+        EXPECT_EQ (compare (out, model_canny (*f, c)).differing, 0) << what;
+      }
+    }
+  }
+  for (int v : { 0, 128, 255 }) {
+    const cv::Mat flat (1080, 1920, CV_8UC1, cv::Scalar (v));
+    for (const CannyCase & c : canny_cases ())
+      EXPECT_EQ (cv::countNonZero (run (flat, params_of (c), kPolicies[0])), 0)
+          << "constant " << v << " " << canny_props (c);
+  }
+  /* the all-edge frame is edge-dense, as OpenCV says */
+  const cv::Mat board = checkerboard (1920, 1080, 4);
+  EXPECT_GE (cv::countNonZero (run (board, params_of ({ 3, false, 50, 150 }), kPolicies[0])),
+      (int) board.total () / 5);
+  EXPECT_EQ (cudaGetLastError (), cudaSuccess);
+}
+
+/* ------------------------------------------------------------ auto */
+
+TEST_F (CannyDevice, AutomaticThresholdsOnTheDevice)
+{
+  std::vector<cv::Mat> frames = bundled_gray ();
+  frames.push_back (random_mat (1, 1, CV_8UC1, 1));
+  frames.push_back (random_mat (4, 1, CV_8UC1, 2));
+  frames.push_back (random_mat (3840, 2160, CV_8UC1, 3));
+  for (size_t i = 0; i < frames.size (); i++) {
+    const cv::Mat & f = frames[i];
+    cv::Mat unused;
+    const int otsu = (int) cv::threshold (f, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
+    const int median = sorted_median (f);
+    for (auto mode : { cudavision::CannyAuto::Otsu, cudavision::CannyAuto::Median }) {
+      const int v = mode == cudavision::CannyAuto::Otsu ? otsu : median;
+      const CannyCase c { i % 2 ? 7 : 3, i % 3 == 0, v / 2.0, (double) v };
+      cudavision::CannyParams p = params_of ({ c.aperture, c.l2, 1, 2 }); /* ignored */
+      p.auto_threshold = mode;
+      cudavision::CannyCounts counts;
+      const cv::Mat out = run (f, p, kPolicies[i % kPolicyCount], cudavision::CannyVariant::Auto, &counts);
+      const std::string what = "frame " + std::to_string (i) + " " + size_str (f) +
+          (mode == cudavision::CannyAuto::Otsu ? " otsu " : " median ") + std::to_string (v);
+      EXPECT_EQ ((int) counts.auto_value, v) << what;
+      EXPECT_EQ (compare (out, model_canny (f, c)).differing, 0) << what;
+      EXPECT_GE (equal_percent (out, opencv_canny (f, c)), kTargetPercent) << what;
+    }
+  }
+}
+
+/* The element: its own Otsu, a GstCudaOtsuMeta on the input, and cudaotsu
+ * upstream on device frames. */
+TEST (CannyGpu, OtsuMetaAndChain)
+{
+  const cv::Mat f = to_gray (load_rgb (data_path ("coins.png")));
+  cv::Mat unused;
+  const int own = (int) cv::threshold (f, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
+  const int other = own > 100 ? own - 60 : own + 60;
+  const CannyCase by_own { 3, false, own / 2.0, (double) own };
+  EXPECT_EQ (compare (through ("cudacanny backend=cuda auto-threshold=otsu", f), model_canny (f, by_own)).differing, 0);
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, f.cols, f.rows);
+  const cv::Mat by_meta =
+      run_harness_mat ("cudacanny backend=cuda auto-threshold=otsu", caps, caps, gray_buffer_with_otsu_meta (f, other));
+  EXPECT_EQ (compare (by_meta, model_canny (f, { 3, false, other / 2.0, (double) other })).differing, 0);
+  const int m = sorted_median (f);
+  EXPECT_EQ (compare (through ("cudacanny backend=cuda auto-threshold=median l2-gradient=true", f),
+                 model_canny (f, { 3, true, m / 2.0, (double) m })).differing, 0);
+  /* cudaotsu upstream on device frames (cudagray is cv::cvtColor) */
+  const auto chained = pull_all ("filesrc location=" + data_path ("coins.png") +
+      " ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! cudagray backend=cuda ! "
+      "cudaotsu backend=cuda mode=threshold-only ! cudacanny backend=cuda auto-threshold=otsu ! appsink name=out");
+  ASSERT_EQ (chained.size (), 1u);
+  EXPECT_EQ (compare (chained[0], model_canny (f, by_own)).differing, 0);
+}
+
+/* ------------------------------------------------------------ element */
+
+/* Frames of different content through one element: the device counters
+ * and the median histogram are clean for each frame. */
+TEST (CannyGpu, ConsecutiveFramesAreIndependent)
+{
+  std::vector<cv::Mat> frames;
+  for (const auto & path : test_images ()) {
+    cv::Mat g = to_gray (load_rgb (path));
+    cv::resize (g, g, cv::Size (320, 240));
+    frames.push_back (g);
+  }
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, 320, 240);
+  for (const char *mode : { "off", "median" }) {
+    GstHarness *h = gst_harness_new_parse ((std::string ("cudacanny backend=cuda auto-threshold=") + mode).c_str ());
+    if (shared_context ())
+      gst_element_set_context (h->element, shared_context ());
+    gst_harness_set_caps_str (h, caps.c_str (), caps.c_str ());
+    GstCaps *c = gst_caps_from_string (caps.c_str ());
+    for (int round = 0; round < 2; round++) {
+      for (size_t i = 0; i < frames.size (); i++) {
+        GstBuffer *out = gst_harness_push_and_pull (h, mat_to_buffer (frames[i], GST_VIDEO_FORMAT_GRAY8));
+        ASSERT_NE (out, nullptr);
+        const int v = sorted_median (frames[i]);
+        const CannyCase cc = std::string (mode) == "off" ? CannyCase { 3, false, 50, 150 }
+                                                          : CannyCase { 3, false, v / 2.0, (double) v };
+        EXPECT_EQ (compare (buffer_to_mat (out, c), model_canny (frames[i], cc)).differing, 0)
+            << mode << " frame " << i << " round " << round;
+        gst_buffer_unref (out);
+      }
+    }
+    gst_caps_unref (c);
+    gst_harness_teardown (h);
+  }
+}
+
+/* cudagray ! cudablur ! cudacanny: device memory between the elements
+ * (checked on the negotiated caps), the same edges as the CPU chain. */
+TEST (CannyGpu, GrayBlurCannyChainOnDevice)
+{
+  const std::string src = "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=RGBA,width=1283,height=721 ! ";
+  const std::string tail = " ! video/x-raw,format=GRAY8 ! appsink name=out sync=false";
+  const std::string chain = "cudagray backend=%s ! cudablur backend=%s sigma=1.4 ! "
+                            "cudacanny name=canny backend=%s l2-gradient=true low-threshold=20 high-threshold=60";
+  auto with = [&] (const char *b) {
+    std::string s = chain;
+    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
+      s.replace (pos, 2, b);
+    return src + s + tail;
+  };
+  const auto cpu = pull_all (with ("cpu"));
+  ASSERT_EQ (cpu.size (), 4u);
+
+  GstElement *pipe = gst_parse_launch (with ("cuda").c_str (), nullptr);
+  ASSERT_NE (pipe, nullptr);
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  GstElement *canny = gst_bin_get_by_name (GST_BIN (pipe), "canny");
+  ASSERT_EQ (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE, true);
+  std::vector<cv::Mat> gpu;
+  bool device_in = false;
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND);
+    if (!sample)
+      break;
+    if (gpu.empty ()) {
+      GstPad *pad = gst_element_get_static_pad (canny, "sink");
+      GstCaps *caps = gst_pad_get_current_caps (pad);
+      if (caps) {
+        device_in = gst_caps_features_contains (gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+        gchar *str = gst_caps_to_string (caps);
+        std::printf ("[chain] cudacanny sink caps: %s\n", str);
+        g_free (str);
+        gst_caps_unref (caps);
+      }
+      gst_object_unref (pad);
+    }
+    gpu.push_back (buffer_to_mat (gst_sample_get_buffer (sample), gst_sample_get_caps (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (canny);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  EXPECT_TRUE (device_in) << "frames should reach cudacanny in device memory";
+  ASSERT_EQ (gpu.size (), 4u);
+  for (size_t i = 0; i < gpu.size (); i++) {
+    EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0) << "frame " << i;
+    EXPECT_GT (cv::countNonZero (gpu[i]), 500) << "frame " << i;
+  }
+}

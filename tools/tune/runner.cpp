@@ -1,0 +1,261 @@
+/* cudavision-tune — the measuring loop. Every shape runs through the
+ * family's normal launcher with a policy that forces it for the tuned
+ * kernel (LaunchPolicy::force_block); a LaunchObserver records the timing
+ * events around the tuned kernel's segment (bench_util's time_segments:
+ * warm-up, then the median of CUDA-event timings). */
+#include "runner.h"
+
+#include "../../bench/bench_util.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace cudavision;
+
+namespace cvtune {
+
+namespace {
+
+/* Watches the launches of one call of a launch function: remembers what
+ * the tuned kernel was given, and records `start` when its shape is chosen
+ * and `stop` at the next choice of another kernel, or at finish(). */
+class Segment : public LaunchObserver {
+public:
+  Segment (std::string kernel, cudaStream_t stream) : kernel_ (std::move (kernel)), stream_ (stream) {}
+
+  void arm (cudaEvent_t start, cudaEvent_t stop)
+  {
+    start_ = start;
+    stop_ = stop;
+    started_ = stopped_ = false;
+    launches_ = 0;
+  }
+
+  void on_launch (const KernelTraits & k, const KernelResources & res, long width, long height,
+      const LaunchConfig & c) override
+  {
+    if (k.name && kernel_ == k.name) {
+      launches_++;
+      seen = true;
+      traits = &k;
+      resources = res;
+      work_w = width;
+      work_h = height;
+      config = c;
+      if (!started_) {
+        record (start_);
+        started_ = true;
+      }
+    } else if (started_ && !stopped_) {
+      record (stop_);
+      stopped_ = true;
+    }
+  }
+
+  /* After the launch function returned. Both events are always recorded,
+   * so that the timing code can read them. */
+  void finish ()
+  {
+    if (!started_)
+      record (start_);
+    if (!stopped_)
+      record (stop_);
+    started_ = stopped_ = true;
+  }
+
+  int launches () const { return launches_; }
+
+  bool seen = false;
+  const KernelTraits *traits = nullptr;
+  KernelResources resources;
+  long work_w = 0, work_h = 0;
+  LaunchConfig config;
+
+private:
+  void record (cudaEvent_t e)
+  {
+    if (e)
+      cvbench::check (cudaEventRecord (e, stream_), "cudaEventRecord");
+  }
+
+  std::string kernel_;
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  bool started_ = false, stopped_ = false;
+  int launches_ = 0;
+};
+
+/* One call of the launch function under `policy`, watched. */
+CudaStatus
+probe (const Tunable & t, LaunchPolicy & policy, cudaStream_t stream, FrameSize f, TuneInputs & in, Segment & seg)
+{
+  seg.arm (nullptr, nullptr);
+  in.set_iteration (0);
+  CudaStatus s = t.launch (policy, stream, f.width, f.height, in);
+  if (s.ok ())
+    s.err = cudaStreamSynchronize (stream);
+  return s;
+}
+
+size_t
+estimate (const Tunable & t)
+{
+  return search_space (*t.traits).size () + 2;
+}
+
+std::vector<FrameSize>
+sizes_of (const Tunable & t, const TuneOptions & opt)
+{
+  return t.expand_sizes ? t.expand_sizes (opt.sizes) : opt.sizes;
+}
+
+std::string
+describe (const Measurement & m)
+{
+  const ShapeTime *b = m.best ();
+  const ShapeTime *s = m.find (m.static_block);
+  const ShapeTime *md = m.find (m.model_block);
+  char buf[256];
+  std::snprintf (buf, sizeof buf, "%s %ldx%ld: best %s %.2f us; static %s %.2f us; model %s %.2f us (%+.1f%%)",
+      m.kernel.c_str (), m.width, m.height, b->block.str ().c_str (), b->median_us, m.static_block.str ().c_str (),
+      s ? s->median_us : 0.0, m.model_block.str ().c_str (), md ? md->median_us : 0.0,
+      md && b->median_us > 0 ? 100.0 * (md->median_us / b->median_us - 1) : 0.0);
+  return buf;
+}
+
+size_t
+max_frame_bytes (const std::vector<const Tunable *> & ts, const TuneOptions & opt)
+{
+  size_t m = 0;
+  for (const Tunable *t : ts)
+    for (FrameSize f : sizes_of (*t, opt))
+      m = std::max (m, aligned_pitch ((size_t) f.width * 4) * (size_t) f.height);
+  return m;
+}
+
+}  // namespace
+
+std::vector<const Tunable *>
+selected_tunables (const TuneOptions & opt)
+{
+  std::vector<const Tunable *> out;
+  for (const Tunable & t : tunables ())
+    if (kernel_selected (opt.kernels, t.name))
+      out.push_back (&t);
+  return out;
+}
+
+bool
+run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t stream, TuningTable & table,
+    Progress & progress, TuneRun * run, const std::function<bool ()> & checkpoint, std::string * error)
+{
+  const std::vector<const Tunable *> ts = selected_tunables (opt);
+  size_t total = 0;
+  for (const Tunable *t : ts)
+    if (!t->traits->fixed_block)
+      total += estimate (*t) * sizes_of (*t, opt).size ();
+  progress.set_total (total);
+
+  TuneInputs in;
+  CudaStatus s = in.init (max_frame_bytes (ts, opt));
+  if (!s.ok ()) {
+    *error = "random input frames: " + s.message ();
+    return false;
+  }
+
+  for (const Tunable *t : ts) {
+    if (t->traits->fixed_block) {
+      const std::string note = t->name + ": fixed " + t->traits->static_block.str () +
+          " block (its shared-memory layout is built for it): not tuned";
+      run->notes.push_back (note);
+      progress.message (note);
+      continue;
+    }
+    std::vector<Measurement> mine;
+    for (FrameSize f : sizes_of (*t, opt)) {
+      const size_t planned = estimate (*t);
+      const std::string label = t->name + " " + f.str ();
+      auto seg = std::make_shared<Segment> (t->name, stream);
+
+      /* What static and the model launch, and the work size the launcher
+       * asks for (the table key). */
+      LaunchPolicy stat (dev, BlockSizing::Static);
+      stat.set_observer (seg);
+      s = probe (*t, stat, stream, f, in, *seg);
+      if (!s.ok ()) {
+        *error = label + ": " + s.message ();
+        return false;
+      }
+      if (!seg->seen) {
+        run->notes.push_back (label + ": the kernel is not launched at this size");
+        progress.message (run->notes.back ());
+        progress.set_total (progress.total () - planned);
+        continue;
+      }
+      Measurement m;
+      m.kernel = t->name;
+      m.frame = f;
+      m.width = seg->work_w;
+      m.height = seg->work_h;
+      m.static_block = seg->config.block;
+      const KernelResources res = seg->resources;
+      if (opt.resume && already_tuned (table, dev, m.kernel, m.width, m.height)) {
+        run->notes.push_back (label + ": in the table already (--resume)");
+        progress.message (run->notes.back ());
+        progress.set_total (progress.total () - planned);
+        continue;
+      }
+      LaunchPolicy model (dev, BlockSizing::Model);
+      model.set_observer (seg);
+      s = probe (*t, model, stream, f, in, *seg);
+      if (!s.ok ()) {
+        *error = label + ": " + s.message ();
+        return false;
+      }
+      m.model_block = seg->config.block;
+
+      const std::vector<BlockShape> shapes = timed_shapes (*t->traits, dev, res, m.static_block, m.model_block);
+      progress.set_total (progress.total () - planned + shapes.size ());
+      for (BlockShape b : shapes) {
+        LaunchPolicy forced (dev, BlockSizing::Static);
+        forced.force_block (t->name, b);
+        forced.set_observer (seg);
+        CudaStatus failed;
+        const cvbench::Timing tm = cvbench::time_segments (stream, opt.warmup, opt.iters,
+            [&] (int i, cudaEvent_t start, cudaEvent_t stop) {
+              seg->arm (start, stop);
+              in.set_iteration (i);
+              CudaStatus r = t->launch (forced, stream, f.width, f.height, in);
+              seg->finish ();
+              if (!r.ok () && failed.ok ())
+                failed = r;
+            });
+        progress.advance (1, label + " " + b.str ());
+        if (!failed.ok ()) {
+          run->notes.push_back (label + " " + b.str () + ": " + failed.message ());
+          progress.message (run->notes.back ());
+          continue;
+        }
+        /* The policy clamps; a shape launched as another is not this one. */
+        if (seg->config.block != b)
+          continue;
+        m.times.push_back ({ b, tm.median_us, tm.p10_us, tm.p90_us });
+        run->shapes_timed++;
+      }
+      if (m.best ()) {
+        progress.message (describe (m), true);
+        mine.push_back (m);
+      }
+    }
+    in.release_state ();
+    record_best (mine, dev, &table);
+    run->measured.insert (run->measured.end (), mine.begin (), mine.end ());
+    if (checkpoint && !checkpoint ()) {
+      *error = "could not save the table";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace cvtune

@@ -1,0 +1,102 @@
+/* cudavision-tune — the registry of tunable kernels.
+ *
+ * Each kernel family registers its kernels in one small file
+ * (tunables_<family>.cpp): a name (the KernelTraits name, the table key),
+ * the traits, and a launch function that runs the family's normal launcher
+ * on random frames. The tuner forces a block shape for that kernel through
+ * the LaunchPolicy it passes, so the timed code path is the one the
+ * elements run. A launcher may queue other kernels too: only the segment
+ * from the tuned kernel's policy choice to the next choice (or the end of
+ * the launch function) is timed.
+ *
+ * Adding a family: a tunables_<family>.cpp with
+ *   static const cvtune::RegisterTunable reg ({ name, &traits, launch });
+ * listed in tools/meson.build. */
+#pragma once
+
+#include "search_space.h"
+
+#include "../../cuda/cuda_check.h"
+#include "../../cuda/cuda_raii.h"
+#include "../../cuda/image.h"
+#include "../../cuda/launch_policy.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cvtune {
+
+/* Random device frames for the launch functions, rotated through a set
+ * larger than the L2 cache (as bench/ does), so that frames are read from
+ * device memory, as a frame fresh from upstream would be. Frame `i` of the
+ * rotation is picked by iteration(). */
+class TuneInputs {
+public:
+  /* Allocates and fills the arenas: each at least 3x the L2 size and 2x
+   * `max_frame_bytes`. */
+  cudavision::CudaStatus init (size_t max_frame_bytes);
+
+  void set_iteration (int i) { iteration_ = i; }
+  int iteration () const { return iteration_; }
+
+  /* Uniform random bytes, `bpp` bytes per pixel, pitch aligned as our
+   * buffer pool aligns it. */
+  cudavision::ConstImage8 src8 (int width, int height, int bpp) const;
+  /* An output frame (a separate arena). */
+  cudavision::Image8 dst8 (int width, int height, int bpp) const;
+  /* Floats uniform in [-1, 1) (e.g. a corner response). */
+  cudavision::ImageView<const float> src_f32 (int width, int height) const;
+
+  /* Device scratch of at least `bytes`, kept across calls under `name`. */
+  cudavision::DeviceBuffer & scratch (const std::string & name, size_t bytes);
+  /* A host object kept across calls under `name` (a detector with its own
+   * device buffers, a device state); created by `make` the first time. */
+  template <typename T>
+  T & object (const std::string & name, std::function<std::shared_ptr<T> ()> make)
+  {
+    auto & slot = objects_[name];
+    if (!slot)
+      slot = make ();
+    return *static_cast<T *> (slot.get ());
+  }
+  /* Frees the scratch and objects (between kernels). */
+  void release_state ();
+
+private:
+  uint8_t *frame (const cudavision::DeviceBuffer & arena, size_t frame_bytes) const;
+
+  cudavision::DeviceBuffer in_, out_, f32_;
+  size_t arena_bytes_ = 0;
+  int iteration_ = 0;
+  std::map<std::string, cudavision::DeviceBuffer> scratch_;
+  std::map<std::string, std::shared_ptr<void>> objects_;
+};
+
+/* Runs the family's launcher once on `width` x `height` frames from `in`,
+ * asking `policy` for every shape. Asynchronous on `stream` (a launcher
+ * that must wait, e.g. for a count, may). */
+using TuneLaunch = std::function<cudavision::CudaStatus (const cudavision::LaunchPolicy & policy,
+    cudaStream_t stream, int width, int height, TuneInputs & in)>;
+
+struct Tunable {
+  std::string name;                          /* == traits->name */
+  const cudavision::KernelTraits *traits = nullptr;
+  TuneLaunch launch;
+  /* Frame sizes to measure for the run's sizes; empty: the same. (The face
+   * detector measures every pyramid level those produce.) */
+  std::function<std::vector<FrameSize> (const std::vector<FrameSize> &)> expand_sizes;
+  /* Said by --list, and in the report when it matters. */
+  std::string note;
+};
+
+/* Every registered tunable, sorted by name. */
+const std::vector<Tunable> & tunables ();
+
+struct RegisterTunable {
+  explicit RegisterTunable (Tunable t);
+};
+
+}  // namespace cvtune

@@ -1,0 +1,61 @@
+/* cudavision-tune — cudaharris's kernels. The response kernel has a fixed
+ * 32x8 block (its shared-memory tile): listed, and skipped by the tuner. */
+#include "tunable.h"
+
+#include "../../cuda/harris.h"
+
+using namespace cudavision;
+
+namespace cvtune {
+namespace {
+
+/* A positive frame maximum on the device, as float_to_ordered, for the
+ * normalization. */
+const uint32_t *
+frame_max (TuneInputs & in)
+{
+  DeviceBuffer & b = in.scratch ("harris.max", sizeof (uint32_t));
+  in.object<bool> ("harris.max.ready", [&] {
+    const uint32_t v = float_to_ordered (0.75f);
+    cudaMemcpy (b.get (), &v, sizeof v, cudaMemcpyHostToDevice);
+    return std::make_shared<bool> (true);
+  });
+  return b.as<const uint32_t> ();
+}
+
+CornerDetector &
+detector (TuneInputs & in)
+{
+  return in.object<CornerDetector> ("harris.detector", [] { return std::make_shared<CornerDetector> (); });
+}
+
+const RegisterTunable response ({ corner_response_traits ().name, &corner_response_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      const size_t pitch = aligned_pitch ((size_t) w * sizeof (float));
+      DeviceBuffer & out = in.scratch ("harris.response", pitch * h);
+      return corner_response ({ in.src8 (w, h, 1), true }, { out.as<float> (), pitch, w, h }, CornerParams {}, p, s);
+    } });
+
+const RegisterTunable normalize ({ corner_normalize_traits ().name, &corner_normalize_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      return corner_normalize (in.src_f32 (w, h), frame_max (in), in.dst8 (w, h, 1), p, s);
+    } });
+
+/* The candidate kernel has no launcher of its own: it runs inside
+ * CornerDetector::detect, after the (fixed) response kernel and before a
+ * wait for the candidate count. With quality level 1 no pixel passes the
+ * strict threshold (the maximum itself is not above it), so detect returns
+ * after that first wait: the timed segment is the candidate kernel plus the
+ * 4-byte count copy and the host's wake-up, the same for every shape.
+ * Every pixel is still read and compared, as most of a real frame's are. */
+const RegisterTunable candidates ({ corner_candidates_traits ().name, &corner_candidates_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      CornerDetectParams d;
+      d.quality_level = 1.0;
+      std::vector<Corner> corners;
+      return detector (in).detect ({ in.src8 (w, h, 1), true }, d, p, s, &corners);
+    },
+    {}, "timed inside CornerDetector::detect: includes the candidate count's copy and the host wake-up" });
+
+}  // namespace
+}  // namespace cvtune

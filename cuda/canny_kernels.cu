@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 
 namespace cudavision {
 namespace {
@@ -581,12 +582,15 @@ canny_median_kernel (DeviceState *st)
 /* ------------------------------------------------------------ traits */
 
 KernelTraits
-linear_traits (const char *name)
+traits_of (const char *name, BlockShape block, bool fixed, unsigned per_thread_x = 1, unsigned per_thread_y = 1)
 {
   KernelTraits t;
   t.name = name;
-  t.static_block = { 256, 1 };
-  t.two_d = false;
+  t.static_block = block;
+  t.two_d = block.y > 1;
+  t.fixed_block = fixed;
+  t.items_per_thread_x = per_thread_x;
+  t.items_per_thread_y = per_thread_y;
   return t;
 }
 
@@ -649,14 +653,16 @@ auto_value_on_device (ConstImage8 src, CannyAuto mode, CannyScratch * s, const L
     *out = &ot->threshold;
     return {};
   }
+  /* each launch right after its choice: block-sizing=auto times a launch
+   * from its choice to the next one */
+  s->state_ready = false; /* until the median kernel cleans the histogram */
   auto hist = canny_hist_kernel;
   const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Histogram), cached_resources (hist), src.width,
       src.height);
-  auto median = canny_median_kernel;
-  const LaunchConfig cm = policy.choose (canny_traits (CannyKernel::Median), cached_resources (median), 32, 1);
-  s->state_ready = false; /* until the median kernel cleans the histogram */
   hist<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, src.width, src.height, st);
   CV_CUDA_TRY_LAUNCH ("canny_hist_kernel");
+  auto median = canny_median_kernel;
+  const LaunchConfig cm = policy.choose (canny_traits (CannyKernel::Median), cached_resources (median), 32, 1);
   median<<<grid_dim (cm), block_dim (cm), 0, stream>>> (st);
   CV_CUDA_TRY_LAUNCH ("canny_median_kernel");
   s->state_ready = true;
@@ -691,34 +697,15 @@ canny_variant_name (CannyVariant v)
 const KernelTraits &
 canny_traits (CannyKernel k)
 {
-  static const KernelTraits tile = [] {
-    KernelTraits t;
-    t.name = "canny.tile";
-    t.static_block = { 32, 8 };
-    t.fixed_block = true;
-    t.items_per_thread_x = 1;
-    t.items_per_thread_y = kPixPerThread;
-    return t;
-  }();
-  static const KernelTraits histogram = [] {
-    KernelTraits t;
-    t.name = "canny.histogram";
-    t.static_block = { 32, 8 };
-    t.items_per_thread_x = 16;
-    t.items_per_thread_y = 8;
-    return t;
-  }();
-  static const KernelTraits median = [] {
-    KernelTraits t;
-    t.name = "canny.median";
-    t.static_block = { 32, 1 };
-    t.two_d = false;
-    t.fixed_block = true;
-    return t;
-  }();
-  static const KernelTraits merge = linear_traits ("canny.merge");
-  static const KernelTraits roots = linear_traits ("canny.roots");
-  static const KernelTraits weak = linear_traits ("canny.weak");
+  /* canny.tile: 32 x 32 pixels for 32 x 8 threads; canny.histogram: 16
+   * bytes on about 8 rows a thread, few blocks to merge; canny.median: one
+   * warp; the list and border kernels: one item a thread. */
+  static const KernelTraits tile = traits_of ("canny.tile", { 32, 8 }, true, 1, kPixPerThread);
+  static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false);
+  static const KernelTraits roots = traits_of ("canny.roots", { 256, 1 }, false);
+  static const KernelTraits weak = traits_of ("canny.weak", { 256, 1 }, false);
+  static const KernelTraits histogram = traits_of ("canny.histogram", { 32, 8 }, false, 16, 8);
+  static const KernelTraits median = traits_of ("canny.median", { 32, 1 }, true);
   switch (k) {
     case CannyKernel::Tile: return tile;
     case CannyKernel::Merge: return merge;
@@ -767,17 +754,20 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   a.root_list = a.weak_list + pixels;
   a.state = st;
 
+  /* the list counts, and the reported automatic value when the device
+   * computes none this frame */
+  static_assert (offsetof (DeviceState, weak_count) == 4 && offsetof (DeviceState, auto_value) == 8,
+      "the counts lead DeviceState");
+  const bool device_auto = p.auto_threshold != CannyAuto::Off && auto_value < 0;
+  CV_CUDA_TRY (cudaMemsetAsync (st, 0, (device_auto ? 2 : 3) * sizeof (uint32_t), stream));
+
   /* the thresholds: given, from the host's automatic value, or on the device */
-  if (p.auto_threshold == CannyAuto::Off) {
+  if (p.auto_threshold == CannyAuto::Off)
     a.th = canny_thresholds (p.low_threshold, p.high_threshold, p.aperture, p.l2_gradient);
-  } else if (auto_value >= 0) {
+  else if (!device_auto)
     a.th = canny_auto_thresholds ((unsigned) auto_value, p.aperture, p.l2_gradient);
-  } else {
+  else
     CV_CUDA_TRY (auto_value_on_device (src, p.auto_threshold, scratch, policy, stream, &a.auto_value).err);
-  }
-  if (p.auto_threshold == CannyAuto::Off || auto_value >= 0)
-    CV_CUDA_TRY (cudaMemsetAsync (&st->auto_value, 0, sizeof (uint32_t), stream));
-  CV_CUDA_TRY (cudaMemsetAsync (st, 0, 2 * sizeof (uint32_t), stream)); /* the two list counts */
 
   /* the pre-blur: fused into the tile kernel, or a separate pass */
   const bool blur = p.blur_ksize > 1;
@@ -805,7 +795,11 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
     CV_CUDA_TRY (launch_tile_k<false> (p.aperture, a, policy, stream).err);
   }
 
-  if (tiles > 1) {
+  /* one tile: no component reaches a border with a tile beyond, nothing
+   * is left open */
+  if (tiles == 1)
+    return {};
+  {
     const long work = tiles * 2 * kTile;
     auto kernel = canny_merge_kernel;
     const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (kernel), work, 1);

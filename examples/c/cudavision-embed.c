@@ -79,6 +79,13 @@ static gboolean
 load_picture (const gchar * path, Picture * pic)
 {
   GError *err = NULL;
+  GstElementFactory *decodebin = gst_element_factory_find ("decodebin");
+  if (!decodebin) {
+    /* a minimal GStreamer (a GPU host's bundle): nothing to decode with */
+    fprintf (stderr, "skipped: decodebin is not available\n");
+    exit (77);
+  }
+  gst_object_unref (decodebin);
   GstElement *pipe = gst_parse_launch ("filesrc name=file ! decodebin ! videoconvert ! "
       "video/x-raw,format=RGBA ! appsink name=sink", &err);
   if (!pipe) {

@@ -84,6 +84,10 @@ cv_require () {
 }
 
 
+# What every example uses beyond cudavision: a machine without them (a
+# minimal GStreamer, such as a GPU test host's bundle) skips the examples.
+cv_require videoconvert decodebin pngenc multifilesink
+
 # cv_run ARGS...: gst-launch-1.0 with the pipeline, echoed first so that it
 # can be copied; -e so that EOS (muxers, file sinks) is sent on Ctrl-C.
 cv_run () {
@@ -132,6 +136,7 @@ cv_video_source () {
   if [ -n "$INPUT" ]; then
     SOURCE=(filesrc "location=$INPUT" ! decodebin)
   else
+    cv_require qtdemux h264parse avdec_h264
     SOURCE=(filesrc "location=$DATA/realshort.mp4" ! qtdemux ! h264parse ! avdec_h264)
   fi
   SOURCE+=(! identity "eos-after=$NUM_BUFFERS")

@@ -14,11 +14,15 @@
 namespace cvtest {
 
 std::vector<cv::Mat>
-bundled_gray ()
+bundled_gray (cv::Size size)
 {
   std::vector<cv::Mat> out;
-  for (const auto & path : test_images ())
-    out.push_back (to_gray (load_rgb (path)));
+  for (const auto & path : test_images ()) {
+    cv::Mat g = to_gray (load_rgb (path));
+    if (!size.empty ())
+      cv::resize (g, g, size);
+    out.push_back (g);
+  }
   return out;
 }
 

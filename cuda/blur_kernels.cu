@@ -547,6 +547,18 @@ make_traits (const char *name, int C)
   return t;
 }
 
+/* The tile halo each kernel loads around its block's output tile, in
+ * pixels (the model's tile-efficiency term, docs/BLOCK-SIZING.md): the row
+ * pass reads halo_bytes (R pixels rounded up to 16 bytes) on each side of a
+ * tile row, the column pass R rows above and below. */
+KernelTraits
+with_halo (KernelTraits t, int C, int R, bool rows, bool cols)
+{
+  t.halo_x = rows ? (unsigned) (halo_bytes (C, R) / C) : 0;
+  t.halo_y = cols ? (unsigned) R : 0;
+  return t;
+}
+
 template <int C, int R>
 const KernelTraits &
 traits_of (BlurKernel k)
@@ -554,12 +566,26 @@ traits_of (BlurKernel k)
   static const std::string fused = "blur.fused.c" + std::to_string (C) + ".r" + std::to_string (R);
   static const std::string rows = "blur.rows.c" + std::to_string (C) + ".r" + std::to_string (R);
   static const std::string cols = "blur.cols.c" + std::to_string (C) + ".r" + std::to_string (R);
-  static const KernelTraits tf = make_traits (fused.c_str (), C);
-  static const KernelTraits tr = make_traits (rows.c_str (), C);
-  static const KernelTraits tc = make_traits (cols.c_str (), C);
+  static const KernelTraits tf = with_halo (make_traits (fused.c_str (), C), C, R, true, true);
+  static const KernelTraits tr = with_halo (make_traits (rows.c_str (), C), C, R, true, false);
+  static const KernelTraits tc = with_halo (make_traits (cols.c_str (), C), C, R, false, true);
   return k == BlurKernel::Fused ? tf : k == BlurKernel::Rows ? tr : tc;
 }
 
+
+/* The shape whose tiles estimate the shared memory per thread. */
+constexpr BlockShape kSmemEstimateShape { 32, 8 };
+
+template <int C, int R>
+size_t
+smem_per_thread (BlurKernel k)
+{
+  const BlockShape b = kSmemEstimateShape;
+  const size_t bytes = k == BlurKernel::Fused ? fused_smem (C, R, b)
+      : k == BlurKernel::Rows                 ? rows_smem (C, R, b)
+                                              : cols_smem (C, R, b);
+  return bytes / b.threads ();
+}
 
 /* Launch shape for one kernel: the policy's choice (with the resources the
  * model needs: registers from the binary, shared memory estimated per
@@ -570,7 +596,7 @@ configure (Kernel kernel, const KernelTraits & tr, SmemFn smem, const LaunchPoli
     int height, size_t *smem_bytes)
 {
   KernelResources res = cached_kernel_resources ((const void *) kernel);
-  res.dynamic_smem_per_thread = smem (BlockShape { 32, 8 }) / 256;
+  res.dynamic_smem_per_thread = smem (kSmemEstimateShape) / kSmemEstimateShape.threads ();
   LaunchConfig c = policy.choose (tr, res, width, height);
   const BlockShape b = fit_smem (c.block, smem_limit (policy), smem);
   if (b != c.block)
@@ -643,6 +669,24 @@ dispatch (int rclass, ConstImage8 src, Image8 dst, const BlurTapsF & taps, const
 }
 
 template <int C>
+size_t
+smem_dispatch (BlurKernel k, int rclass)
+{
+  switch (rclass) {
+    case 1: return smem_per_thread<C, 1> (k);
+    case 2: return smem_per_thread<C, 2> (k);
+    case 3: return smem_per_thread<C, 3> (k);
+    case 4: return smem_per_thread<C, 4> (k);
+    case 5: return smem_per_thread<C, 5> (k);
+    case 6: return smem_per_thread<C, 6> (k);
+    case 8: return smem_per_thread<C, 8> (k);
+    case 10: return smem_per_thread<C, 10> (k);
+    case 12: return smem_per_thread<C, 12> (k);
+    default: return smem_per_thread<C, 15> (k);
+  }
+}
+
+template <int C>
 const KernelTraits &
 traits_dispatch (BlurKernel k, int rclass)
 {
@@ -673,6 +717,13 @@ blur_traits (BlurKernel kernel, int channels, int radius)
 {
   const int rc = blur_radius_class (radius);
   return channels == 4 ? traits_dispatch<4> (kernel, rc) : traits_dispatch<1> (kernel, rc);
+}
+
+size_t
+blur_smem_per_thread (BlurKernel kernel, int channels, int radius)
+{
+  const int rc = blur_radius_class (radius);
+  return channels == 4 ? smem_dispatch<4> (kernel, rc) : smem_dispatch<1> (kernel, rc);
 }
 
 CudaStatus

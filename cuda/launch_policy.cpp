@@ -202,6 +202,64 @@ clamp_shape (BlockShape b, const DeviceDescription & dev, const KernelResources 
   return b;
 }
 
+bool
+is_pow2_warp (unsigned x, long warp)
+{
+  if (x < (unsigned) warp || x % warp != 0)
+    return false;
+  const unsigned m = x / (unsigned) warp;
+  return (m & (m - 1)) == 0;
+}
+
+/* Estimated times within this fraction of the best are a tie. */
+constexpr double kTimeTolerance = 0.02;
+
+}  // namespace
+
+double
+tile_efficiency (const KernelTraits & k, BlockShape b)
+{
+  const double tw = (double) b.x * (k.items_per_thread_x ? k.items_per_thread_x : 1);
+  const double th = (double) b.y * (k.items_per_thread_y ? k.items_per_thread_y : 1);
+  if (tw <= 0 || th <= 0)
+    return 0;
+  return (tw * th) / ((tw + 2.0 * k.halo_x) * (th + 2.0 * k.halo_y));
+}
+
+int
+saturating_warps (const DeviceDescription & dev, const KernelTraits & k)
+{
+  /* Little's law: the SM needs a fixed number of loads in flight to cover
+   * the memory latency at its share of the bandwidth; half its warp slots
+   * with one load per thread does it on current parts. A thread that works
+   * on items_per_thread_y rows issues that many independent row loads, so
+   * proportionally fewer warps suffice. */
+  const int ilp = (int) std::max (1u, k.items_per_thread_y);
+  return std::max (1, dev.max_warps_per_sm () / 2 / ilp);
+}
+
+double
+estimate_time (const DeviceDescription & dev, const KernelTraits & k, BlockShape b, long blocks, int resident)
+{
+  if (!b.valid () || blocks <= 0 || resident <= 0 || dev.sm_count <= 0)
+    return 0;
+  const double eff = tile_efficiency (k, b);
+  const double items = (double) (k.items_per_thread_x ? k.items_per_thread_x : 1) *
+      (k.items_per_thread_y ? k.items_per_thread_y : 1) / (eff > 0 ? eff : 1);
+  const long warps = ceil_div (b.threads (), warp_of (dev));
+  const long on_busiest = ceil_div (blocks, dev.sm_count);
+  const long rounds = ceil_div (on_busiest, resident);
+  const double wsat = saturating_warps (dev, k);
+  auto round_cost = [&] (long conc) {
+    const double active = (double) conc * warps;
+    return (double) conc * b.threads () * items / std::min (1.0, active / wsat);
+  };
+  const long last = on_busiest - (rounds - 1) * resident;
+  return (double) (rounds - 1) * round_cost (resident) + round_cost (last);
+}
+
+namespace {
+
 std::string
 describe (const KernelTraits & k, long width, long height)
 {
@@ -390,26 +448,53 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
     long threads;
     BlockShape shape;
     OccupancyTerms terms;
-    long load;  /* threads on the busiest SM */
+    long load;     /* threads on the busiest SM */
+    double time;   /* estimated time, arbitrary units (estimate_time) */
   };
   std::vector<Candidate> remaining;
   for (long b : sizes) {
-    Candidate c;
-    c.threads = b;
-    c.shape = k.two_d ? layout_2d (b, tx, ty, warp) : BlockShape { (unsigned) b, 1 };
-    const long blocks = ceil_div (tx, c.shape.x) * ceil_div (ty, c.shape.y);
-    c.terms = terms_for (dev, res, b, total, blocks);
-    c.load = ceil_div (blocks, dev.sm_count) * b;
-    if (c.terms.resident_blocks > 0)
-      remaining.push_back (c);
+    /* Every layout of b threads with x a power-of-two multiple of the warp
+     * (the tuner's search space); the fastest estimate, the old padding
+     * rule (layout_2d) on a tie. */
+    std::vector<BlockShape> layouts;
+    if (k.two_d) {
+      const BlockShape pref = layout_2d (b, tx, ty, warp);
+      layouts.push_back (pref);
+      for (long x = warp; x <= b; x *= 2)
+        if (b % x == 0 && x <= round_up (tx, warp))
+          layouts.push_back ({ (unsigned) x, (unsigned) (b / x) });
+      if (!is_pow2_warp (pref.x, warp))
+        layouts.erase (layouts.begin ());
+      if (layouts.empty ())
+        layouts.push_back ({ (unsigned) warp, (unsigned) (b / warp) });
+    } else {
+      layouts.push_back ({ (unsigned) b, 1 });
+    }
+    Candidate best_c;
+    best_c.threads = 0;
+    for (BlockShape shape : layouts) {
+      Candidate c;
+      c.threads = b;
+      c.shape = shape;
+      const long blocks = ceil_div (tx, c.shape.x) * ceil_div (ty, c.shape.y);
+      c.terms = terms_for (dev, res, b, total, blocks);
+      c.load = ceil_div (blocks, dev.sm_count) * b;
+      if (c.terms.resident_blocks <= 0)
+        continue;
+      c.time = estimate_time (dev, k, c.shape, blocks, c.terms.resident_blocks);
+      if (best_c.threads == 0 || c.time < best_c.time * (1 - 1e-9))
+        best_c = c;
+    }
+    if (best_c.threads > 0)
+      remaining.push_back (best_c);
   }
   if (remaining.empty ())
     return { clamp_shape (k.static_block, dev, res) };
 
-  /* 1. the highest score; 2. of equal scores, the highest warp occupancy
-   * (more latency hiding than the score credits); 3. of those, the best
-   * balanced busiest SM, within 1% (finer differences are below what the
-   * model can tell apart); 4. the largest block, as
+  /* 1. the lowest estimated time, within 2% (finer differences are below
+   * what the model can tell apart); 2. of those, the highest warp
+   * occupancy (more latency hiding than the estimate credits); 3. the best
+   * balanced busiest SM, within 1%; 4. the largest block, as
    * cudaOccupancyMaxPotentialBlockSize does: fewer blocks to schedule. */
   auto pick = [] (std::vector<Candidate> cands) {
     auto keep = [&] (auto pred) {
@@ -417,10 +502,10 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
                        [&] (const Candidate & c) { return !pred (c); }),
           cands.end ());
     };
-    double best = 0;
+    double best = cands.front ().time;
     for (const auto & c : cands)
-      best = std::max (best, c.terms.score);
-    keep ([&] (const Candidate & c) { return c.terms.score >= best * (1 - 1e-9); });
+      best = std::min (best, c.time);
+    keep ([&] (const Candidate & c) { return c.time <= best * (1 + kTimeTolerance); });
     double best_warp = 0;
     for (const auto & c : cands)
       best_warp = std::max (best_warp, c.terms.warp_occupancy);

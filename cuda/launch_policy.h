@@ -90,6 +90,12 @@ struct KernelTraits {
   bool two_d = true;                 /* 2D shapes allowed; else x-only */
   unsigned items_per_thread_x = 1;   /* work items per thread along x */
   unsigned items_per_thread_y = 1;
+  /* Stencil kernels that stage a tile in shared memory load halo_x work
+   * items on each side of every tile row and halo_y rows above and below
+   * it (a blur of radius R: R). The model's tile-efficiency term weighs
+   * useful against loaded items with them; 0 for point-wise kernels. */
+  unsigned halo_x = 0;
+  unsigned halo_y = 0;
   /* Kernels that need a fixed shape (a shared-memory tile built for it)
    * set this; every mode then returns static_block. */
   bool fixed_block = false;
@@ -127,6 +133,25 @@ struct OccupancyTerms {
 };
 OccupancyTerms model_terms (const DeviceDescription & dev, const KernelResources & res,
     unsigned block_threads, long total_threads);
+
+/* Terms the project added to the paper's model (docs/BLOCK-SIZING.md,
+ * "What changed the result"):
+ *  - tile_efficiency: useful work items over loaded ones for a block's
+ *    tile, (tw * th) / ((tw + 2 halo_x) * (th + 2 halo_y)), tw and th the
+ *    tile's items (block x / y times items per thread); 1 without a halo.
+ *  - saturating_warps: active warps per SM that keep the memory system
+ *    busy (Little's law: half the SM's warp slots with one load per
+ *    thread in flight, divided by the independent row loads per thread,
+ *    items_per_thread_y).
+ *  - estimate_time: the busiest SM's time for a launch of `blocks` blocks of
+ *    shape b with `resident` blocks per SM, in arbitrary units: rounds of
+ *    resident blocks, each costing its loaded items divided by the fraction
+ *    of saturation its active warps reach (a round below saturation costs
+ *    as much as a saturated one: latency, not bandwidth, bounds it). */
+double tile_efficiency (const KernelTraits & k, BlockShape b);
+int saturating_warps (const DeviceDescription & dev, const KernelTraits & k);
+double estimate_time (const DeviceDescription & dev, const KernelTraits & k, BlockShape b, long blocks,
+    int resident);
 
 /* The model's choice: a pure function of its inputs. For 2D kernels the
  * chosen thread count is laid out with x a multiple of 32 (coalescing). */

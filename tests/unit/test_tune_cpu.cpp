@@ -3,6 +3,7 @@
  * and plot inputs, and the progress line. */
 #include "../../tools/tune/progress.h"
 #include "../../tools/tune/results.h"
+#include "../../tools/tune/samples.h"
 #include "../../tools/tune/search_space.h"
 
 #include <gtest/gtest.h>
@@ -466,4 +467,59 @@ TEST (TuneProgress, BarOnATerminal)
   EXPECT_NE (out.find ("\r[#######"), std::string::npos) << out;
   EXPECT_NE (out.find ("25% 1/4"), std::string::npos) << out;
   EXPECT_NE (out.find ("\r\033[Kline\n"), std::string::npos) << "a message clears the bar first";
+}
+
+/* ---- samples.csv read back (cudavision-model-eval) ---- */
+
+TEST (Samples, ParsesGroupsBestStaticAndModel)
+{
+  std::istringstream in (
+      "kernel,width,height,block,threads,median_us,p10_us,p90_us,is_static,is_model\n"
+      "k.a,100,100,32x1,32,6.59,6.40,7.71,0,0\n"
+      "k.a,100,100,32x2,64,6.34,5.76,7.42,0,1\n"
+      "k.a,100,100,32x8,256,5.22,5.0,5.5,1,0\r\n"
+      "k.b,640,480,256,256,4.00,3.9,4.1,1,1\n"
+      "k.a,200,100,32x8,256,7.00,6.9,7.1,1,0\n");
+  std::vector<SampleGroup> g;
+  std::string err;
+  ASSERT_TRUE (parse_samples (in, &g, &err)) << err;
+  ASSERT_EQ (g.size (), 3u);
+  EXPECT_EQ (g[0].kernel, "k.a");
+  EXPECT_EQ (g[0].width, 100);
+  EXPECT_EQ (g[0].times.size (), 3u);
+  EXPECT_DOUBLE_EQ (g[0].best_us (), 5.22);
+  EXPECT_EQ (g[0].best_block (), (BlockShape { 32, 8 }));
+  EXPECT_EQ (g[0].static_block, (BlockShape { 32, 8 }));
+  EXPECT_EQ (g[0].model_block, (BlockShape { 32, 2 }));
+  EXPECT_DOUBLE_EQ (g[0].time_of ({ 32, 1 }), 6.59);
+  EXPECT_LT (g[0].time_of ({ 64, 4 }), 0);  /* not measured */
+  EXPECT_EQ (g[1].static_block, (BlockShape { 256, 1 }));
+  EXPECT_EQ (g[2].width, 200);
+}
+
+TEST (Samples, RejectsMalformedRows)
+{
+  std::vector<SampleGroup> g;
+  std::string err;
+  std::istringstream no_header ("a,b,c\n");
+  EXPECT_FALSE (parse_samples (no_header, &g, &err));
+  std::istringstream bad_block ("kernel,width,height,block,median_us\nk,10,10,32y8,1.0\n");
+  EXPECT_FALSE (parse_samples (bad_block, &g, &err));
+  EXPECT_NE (err.find ("line 2"), std::string::npos) << err;
+  std::istringstream bad_time ("kernel,width,height,block,median_us\nk,10,10,32x8,fast\n");
+  EXPECT_FALSE (parse_samples (bad_time, &g, &err));
+  std::istringstream short_row ("kernel,width,height,block,median_us\nk,10,10\n");
+  EXPECT_FALSE (parse_samples (short_row, &g, &err));
+}
+
+TEST (Samples, RatioSummary)
+{
+  RatioSummary r;
+  r.add (1.0);
+  r.add (1.05);
+  r.add (1.21);
+  EXPECT_EQ (r.count, 3);
+  EXPECT_EQ (r.within, 2);
+  EXPECT_NEAR (r.geomean (), std::cbrt (1.0 * 1.05 * 1.21), 1e-12);
+  EXPECT_DOUBLE_EQ (r.worst, 1.21);
 }

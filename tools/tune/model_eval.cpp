@@ -1,0 +1,191 @@
+/* cudavision-model-eval — the launch policy's model against a tuner run's
+ * measurements, offline (no GPU): for every (kernel, size) of a
+ * samples.csv, the shape model_choose picks for the H100 description with
+ * the kernel's real traits and resources, and that shape's measured time
+ * over the fastest shape's. Prints, per kernel and overall, the geometric
+ * mean of model/best and how many choices are within 5% of the best (and
+ * the same for the static shape and for the model recorded in the file, for
+ * comparison). A choice the tuner did not time is counted as unmeasured,
+ * not guessed: the model lays 2D blocks out with x a power-of-two multiple
+ * of 32, as the tuner's search space does, so this should not happen.
+ *
+ *   cudavision-model-eval docs/measurements/tune-h100-2026-11-22/samples.csv [--sizes]
+ */
+#include "samples.h"
+
+#include "../../cuda/blur.h"
+#include "../../cuda/gray.h"
+#include "../../cuda/harris.h"
+#include "../../cuda/otsu.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+
+using namespace cudavision;
+using cvtune::RatioSummary;
+using cvtune::SampleGroup;
+
+namespace {
+
+/* Registers per thread of the sm_90 code (static shared memory is 0 for
+ * all of these; blur's tiles are dynamic, sized from the block), from
+ *
+ *   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -Xptxas -v \
+ *        -gencode arch=compute_90,code=sm_90 -c cuda/<family>_kernels.cu
+ *
+ * (CUDA 13; the instantiation the launchers use for aligned frames: the
+ * vectorized variants of gray and otsu). They are a property of the
+ * compiled code: the tuner on the GPU reads the same numbers with
+ * cudaFuncGetAttributes (cached_kernel_resources). Rebuild the table when
+ * the kernels change. */
+struct Regs {
+  const char *name;
+  int regs;
+};
+const Regs kRegs[] = {
+  { "gray.packed4", 40 },       /* rgb_to_gray_kernel<4, ..., true> */
+  { "gray.packed3", 40 },       /* rgb_to_gray_kernel<3, ..., true> */
+  { "otsu.binarize", 30 },      /* otsu_binarize_kernel<true> */
+  { "harris.candidates", 28 },
+  { "harris.normalize", 20 },
+  { "blur.fused.c1.r2", 48 }, { "blur.rows.c1.r2", 32 }, { "blur.cols.c1.r2", 48 },
+  { "blur.fused.c1.r5", 40 }, { "blur.rows.c1.r5", 32 }, { "blur.cols.c1.r5", 48 },
+  { "blur.fused.c4.r2", 48 }, { "blur.rows.c4.r2", 32 }, { "blur.cols.c4.r2", 48 },
+  { "blur.fused.c4.r5", 40 }, { "blur.rows.c4.r5", 40 }, { "blur.cols.c4.r5", 48 },
+};
+
+/* The kernel's traits from its launcher (host functions of the CUDA
+ * library) and its resources as the launcher gives them to the policy. */
+bool
+kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelResources * res)
+{
+  const Regs *r = nullptr;
+  for (const Regs & e : kRegs)
+    if (name == e.name)
+      r = &e;
+  if (!r)
+    return false;
+  *res = KernelResources {};
+  res->regs_per_thread = r->regs;
+  if (name == "gray.packed4")
+    *traits = &gray_packed4_traits ();
+  else if (name == "gray.packed3")
+    *traits = &gray_packed3_traits ();
+  else if (name == "otsu.binarize")
+    *traits = &otsu_binarize_traits ();
+  else if (name == "harris.candidates")
+    *traits = &corner_candidates_traits ();
+  else if (name == "harris.normalize")
+    *traits = &corner_normalize_traits ();
+  else {
+    char kind[16] = "";
+    int c = 0, radius = 0;
+    if (std::sscanf (name.c_str (), "blur.%15[a-z].c%d.r%d", kind, &c, &radius) != 3)
+      return false;
+    const BlurKernel k = !std::strcmp (kind, "fused") ? BlurKernel::Fused
+        : !std::strcmp (kind, "rows")                 ? BlurKernel::Rows
+                                                      : BlurKernel::Columns;
+    *traits = &blur_traits (k, c, radius);
+    /* What blur's configure() declares (blur_kernels.cu). */
+    res->dynamic_smem_per_thread = blur_smem_per_thread (k, c, radius);
+  }
+  return true;
+}
+
+struct Row {
+  RatioSummary model, recorded, stat;
+};
+
+void
+print_row (const std::string & name, const Row & r)
+{
+  std::printf ("| %s | %d | %.3f | %d / %d | %+.1f%% | %.3f | %.3f |%s\n", name.c_str (), r.model.count,
+      r.model.geomean (), r.model.within, r.model.count, 100 * (r.model.worst - 1), r.recorded.geomean (),
+      r.stat.geomean (),
+      r.model.unmeasured ? (" unmeasured: " + std::to_string (r.model.unmeasured)).c_str () : "");
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  const char *path = nullptr;
+  bool sizes = false;
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp (argv[i], "--sizes"))
+      sizes = true;
+    else if (!std::strcmp (argv[i], "-h") || !std::strcmp (argv[i], "--help")) {
+      std::printf ("usage: %s SAMPLES.csv [--sizes]\n", argv[0]);
+      return 0;
+    } else
+      path = argv[i];
+  }
+  if (!path) {
+    std::fprintf (stderr, "usage: %s SAMPLES.csv [--sizes]\n", argv[0]);
+    return 2;
+  }
+  std::ifstream in (path);
+  if (!in) {
+    std::fprintf (stderr, "cannot open %s\n", path);
+    return 1;
+  }
+  std::vector<SampleGroup> groups;
+  std::string error;
+  if (!cvtune::parse_samples (in, &groups, &error)) {
+    std::fprintf (stderr, "%s: %s\n", path, error.c_str ());
+    return 1;
+  }
+
+  const DeviceDescription dev = h100_sxm ();
+  std::map<std::string, Row> rows;
+  Row all;
+  int skipped = 0;
+  for (const SampleGroup & g : groups) {
+    const KernelTraits *t = nullptr;
+    KernelResources res;
+    if (!kernel_inputs (g.kernel, &t, &res)) {
+      std::fprintf (stderr, "%s: no traits/resources known: skipped\n", g.kernel.c_str ());
+      skipped++;
+      continue;
+    }
+    const double best = g.best_us ();
+    const BlockShape m = model_choose (dev, res, *t, g.width, g.height);
+    const double tm = g.time_of (m);
+    Row & r = rows[g.kernel];
+    if (tm < 0) {
+      r.model.unmeasured++;
+      all.model.unmeasured++;
+    } else {
+      r.model.add (tm / best);
+      all.model.add (tm / best);
+    }
+    const double tr = g.time_of (g.model_block), ts = g.time_of (g.static_block);
+    if (tr > 0) {
+      r.recorded.add (tr / best);
+      all.recorded.add (tr / best);
+    }
+    if (ts > 0) {
+      r.stat.add (ts / best);
+      all.stat.add (ts / best);
+    }
+    if (sizes)
+      std::printf ("%s %ldx%ld: best %s %.2f us; model %s %s; recorded model %s %.3f; static %s %.3f\n",
+          g.kernel.c_str (), g.width, g.height, g.best_block ().str ().c_str (), best, m.str ().c_str (),
+          tm < 0 ? "(not measured)" : (std::to_string (tm / best).substr (0, 5)).c_str (),
+          g.model_block.str ().c_str (), tr / best, g.static_block.str ().c_str (), ts / best);
+  }
+
+  std::printf ("Model (model_choose, %s) against %s\n\n", dev.name.c_str (), path);
+  std::printf ("| kernel | sizes | model / best (geomean) | model within 5%% | worst model gap | "
+               "recorded model / best | static / best |\n|---|---|---|---|---|---|---|\n");
+  for (const auto & kv : rows)
+    print_row (kv.first, kv.second);
+  print_row ("**all**", all);
+  if (skipped)
+    std::printf ("\n%d (kernel, size) groups skipped (unknown kernel)\n", skipped);
+  return all.model.unmeasured ? 3 : 0;
+}

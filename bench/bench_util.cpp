@@ -74,6 +74,8 @@ random_buffers (int count, size_t bytes, unsigned seed)
     check (out[i].allocate (bytes).err, "cudaMalloc");
     check (cudaMemcpy (out[i].get (), host.data (), bytes, cudaMemcpyHostToDevice), "upload");
   }
+  /* pageable uploads may still be in flight on the legacy stream */
+  check (cudaStreamSynchronize (0), "sync");
   return out;
 }
 

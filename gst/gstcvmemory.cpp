@@ -175,8 +175,11 @@ cv_mem_copy (GstMemory * mem, gssize offset, gssize size)
   }
   if (src->st->event_recorded)
     cudaEventSynchronize (src->st->event.get ());
+  /* A device-to-device cudaMemcpy returns before the copy is done, and the
+   * elements' non-blocking streams do not wait for the legacy stream it
+   * runs on: wait for it here (copies of device frames are rare). */
   if (cudaMemcpy (dst->st->device.get (), src->st->device.get (), src->layout.size,
-          cudaMemcpyDeviceToDevice) != cudaSuccess) {
+          cudaMemcpyDeviceToDevice) != cudaSuccess || cudaStreamSynchronize (0) != cudaSuccess) {
     GST_ERROR ("device copy failed: %s", cudaGetErrorString (cudaGetLastError ()));
     gst_memory_unref (copy);
     return nullptr;

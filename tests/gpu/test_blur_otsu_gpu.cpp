@@ -86,6 +86,9 @@ struct DevImage {
 
   void upload (const cv::Mat & m) {
     ASSERT_EQ (cudaMemcpy2D (data, pitch, m.data, m.step, (size_t) w * c, h, cudaMemcpyHostToDevice), cudaSuccess);
+    /* pageable copies may return before the DMA lands; the tests' streams
+     * do not wait for the legacy default stream */
+    ASSERT_EQ (cudaStreamSynchronize (0), cudaSuccess);
   }
   cv::Mat download () const {
     cv::Mat m (h, w, CV_8UC (c));

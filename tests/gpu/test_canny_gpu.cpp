@@ -391,6 +391,22 @@ TEST (CannyGpu, GrayBlurCannyChainOnDevice)
   };
   const auto cpu = pull_all (with ("cpu"));
   ASSERT_EQ (cpu.size (), 4u);
+  /* the first two stages alone, so a difference says where it starts */
+  const std::string head2 = "cudagray backend=%s ! cudablur backend=%s sigma=1.4 ! video/x-raw,format=GRAY8 ! "
+                            "appsink name=out sync=false";
+  auto with2 = [&] (const char *b) {
+    std::string s2 = head2;
+    for (size_t pos; (pos = s2.find ("%s")) != std::string::npos;)
+      s2.replace (pos, 2, b);
+    return src + s2;
+  };
+  const auto blur_cpu = pull_all (with2 ("cpu")), blur_gpu = pull_all (with2 ("cuda"));
+  ASSERT_EQ (blur_gpu.size (), 4u);
+  for (size_t i = 0; i < blur_gpu.size (); i++) {
+    const Diff d = compare (blur_gpu[i], blur_cpu[i]);
+    std::printf ("[chain] frame %zu gray+blur: %ld pixels differ (max %.0f)\n", i, d.differing, d.max_abs);
+    EXPECT_EQ (d.differing, 0) << "gray+blur frame " << i;
+  }
 
   GstElement *pipe = gst_parse_launch (with ("cuda").c_str (), nullptr);
   ASSERT_NE (pipe, nullptr);
@@ -427,7 +443,9 @@ TEST (CannyGpu, GrayBlurCannyChainOnDevice)
   EXPECT_TRUE (device_in) << "frames should reach cudacanny in device memory";
   ASSERT_EQ (gpu.size (), 4u);
   for (size_t i = 0; i < gpu.size (); i++) {
-    EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0) << "frame " << i;
+    const Diff d = compare (gpu[i], cpu[i]);
+    std::printf ("[chain] frame %zu full chain: %ld pixels differ\n", i, d.differing);
+    EXPECT_EQ (d.differing, 0) << "frame " << i;
     EXPECT_GT (cv::countNonZero (gpu[i]), 500) << "frame " << i;
   }
 }

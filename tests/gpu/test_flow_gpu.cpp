@@ -90,6 +90,10 @@ protected:
     } else {
       const std::vector<float> h = to_xy (pts);
       EXPECT_EQ (cudaMemcpy (xy.get (), h.data (), h.size () * sizeof (float), cudaMemcpyHostToDevice), cudaSuccess);
+      /* From pageable memory cudaMemcpy may return before the DMA lands, and
+       * the tests' non-blocking streams do not wait for the legacy default
+       * stream it used: wait here. */
+      EXPECT_EQ (cudaStreamSynchronize (0), cudaSuccess);
       s = cudavision::flow_track_points (pa, pb, xy.as<const float> (), nullptr, n, nxy.as<float> (),
           st.as<uint8_t> (), p, false, pol, stream.get ());
     }

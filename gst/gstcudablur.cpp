@@ -257,12 +257,7 @@ gst_cuda_blur_class_init (GstCudaBlurClass * klass)
 
   gst_element_class_set_static_metadata (element_class, "CUDA Gaussian blur", "Filter/Effect/Video/Hardware",
       "Gaussian smoothing on an NVIDIA GPU, bit-exact to OpenCV's GaussianBlur", "cudavision developers");
-  GstCaps *sink = gst_cv_base_filter_make_caps (BLUR_FORMATS, TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps (BLUR_FORMATS, FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, BLUR_FORMATS, BLUR_FORMATS);
 
   cv_class->set_info = gst_cuda_blur_set_info;
   cv_class->process_gpu = gst_cuda_blur_process_gpu;

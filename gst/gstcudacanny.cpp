@@ -294,12 +294,7 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
 
   gst_element_class_set_static_metadata (element_class, "CUDA Canny edge detector", "Filter/Effect/Video/Hardware",
       "Canny edges of GRAY8 video on an NVIDIA GPU, as OpenCV's Canny finds them", "cudavision developers");
-  GstCaps *sink = gst_cv_base_filter_make_caps ("GRAY8", TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps ("GRAY8", FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, "GRAY8", "GRAY8");
 
   cv_class->process_gpu = gst_cuda_canny_process_gpu;
   cv_class->process_cpu = gst_cuda_canny_process_cpu;

@@ -666,12 +666,7 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   gst_element_class_set_static_metadata (element_class, "CUDA optical flow", "Filter/Analyzer/Video/Hardware",
       "Pyramidal Lucas-Kanade optical flow on an NVIDIA GPU, as OpenCV's calcOpticalFlowPyrLK computes it",
       "cudavision developers");
-  GstCaps *sink = gst_cv_base_filter_make_caps (FLOW_FORMATS, TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps (FLOW_FORMATS, FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, FLOW_FORMATS, FLOW_FORMATS);
 
   trans_class->transform = gst_cuda_flow_transform;
   trans_class->sink_event = gst_cuda_flow_sink_event;

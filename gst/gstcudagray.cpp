@@ -92,12 +92,7 @@ gst_cuda_gray_class_init (GstCudaGrayClass * klass)
       "Converts colour video to GRAY8 on an NVIDIA GPU, bit-exact to OpenCV's cvtColor",
       "cudavision developers");
   /* GstCudaMemory holds every input format but GRAY8, so all are offered. */
-  GstCaps *sink = gst_cv_base_filter_make_caps (GRAY_IN_FORMATS, TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps ("GRAY8", FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, GRAY_IN_FORMATS, "GRAY8");
 
   cv_class->transform_video_caps = gst_cuda_gray_transform_video_caps;
   cv_class->set_info = gst_cuda_gray_set_info;

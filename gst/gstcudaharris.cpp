@@ -441,12 +441,7 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
   gst_element_class_set_static_metadata (element_class, "CUDA Harris corners", "Filter/Analyzer/Video/Hardware",
       "Harris and Shi-Tomasi corners on an NVIDIA GPU, as OpenCV's goodFeaturesToTrack finds them",
       "cudavision developers");
-  GstCaps *sink = gst_cv_base_filter_make_caps (HARRIS_FORMATS, TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps (HARRIS_FORMATS, FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, HARRIS_FORMATS, HARRIS_FORMATS);
 
   trans_class->transform = gst_cuda_harris_transform;
   trans_class->transform_meta = gst_cuda_harris_transform_meta;

@@ -338,12 +338,7 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
   gst_element_class_set_static_metadata (element_class, "CUDA Otsu threshold", "Filter/Effect/Video/Hardware",
       "Otsu binarization of GRAY8 video on an NVIDIA GPU, bit-exact to OpenCV's THRESH_OTSU",
       "cudavision developers");
-  GstCaps *sink = gst_cv_base_filter_make_caps ("GRAY8", TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps ("GRAY8", FALSE);
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
-  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
-  gst_caps_unref (sink);
-  gst_caps_unref (src);
+  gst_cv_base_filter_class_add_pad_templates (element_class, "GRAY8", "GRAY8");
 
   trans_class->transform = gst_cuda_otsu_transform;
   cv_class->process_gpu = gst_cuda_otsu_process_gpu;

@@ -133,6 +133,18 @@ gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps)
   return gst_caps_simplify (res);
 }
 
+void
+gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class, const gchar * sink_formats,
+    const gchar * src_formats)
+{
+  GstCaps *sink = gst_cv_base_filter_make_caps (sink_formats, TRUE);
+  GstCaps *src = gst_cv_base_filter_make_caps (src_formats, FALSE);
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
+  gst_caps_unref (sink);
+  gst_caps_unref (src);
+}
+
 static GstCvMemoryKind
 caps_memory_kind (GstCaps * caps)
 {

@@ -71,6 +71,11 @@ struct _GstCvBaseFilterClass {
  * memory:CUDAMemory (sink pads only), and system memory. */
 GstCaps *gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory);
 
+/* Adds the "sink" and "src" always pads with gst_cv_base_filter_make_caps
+ * of the format lists; the sink pad also takes memory:CUDAMemory. */
+void gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class, const gchar * sink_formats,
+    const gchar * src_formats);
+
 /* TRUE when the element runs on the GPU (known after start()). */
 gboolean gst_cv_base_filter_on_gpu (GstCvBaseFilter * self);
 cudaStream_t gst_cv_base_filter_stream (GstCvBaseFilter * self);

@@ -97,16 +97,19 @@ cv_run () {
 
 # cv_video_sink NAME: sets SINK, the pipeline's tail writing the frames to
 # $OUT/NAME-00000.png, NAME-00001.png, ... (lossless, easy to look at) or,
-# with --mp4, to $OUT/NAME.mp4 (x264enc when gst-plugins-ugly is installed,
-# else libav's MPEG-4 part 2 encoder). Old frames of NAME are removed.
+# with --mp4, to $OUT/NAME.mp4 (libav's MPEG-4 part 2 encoder, or x264enc
+# without it). Old frames of NAME are removed.
 cv_video_sink () {
   local name=$1
   SINK_NAME=$name
   mkdir -p "$OUT"
   rm -f "$OUT/$name"-[0-9][0-9][0-9][0-9][0-9].png "$OUT/$name.mp4"
   if [ -n "$MP4" ]; then
+    # libav's MPEG-4 part 2 encoder (gstreamer1.0-libav, installed by
+    # tools/install-deps.sh) first: with x264enc the last frame of a
+    # 5-frame run was lost at EOS (GStreamer 1.22).
     local enc=avenc_mpeg4
-    cv_have x264enc && enc=x264enc
+    cv_have avenc_mpeg4 || enc=x264enc
     cv_require "$enc" mp4mux
     # single-segment: re-times the frames into one open segment. With the
     # bundled clip's segment (it stops at 1.199 s), avenc_mpeg4 of

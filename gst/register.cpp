@@ -4,6 +4,7 @@
 
 #include "gstcudablur.h"
 #include "gstcudacanny.h"
+#include "gstcudafacedetect.h"
 #include "gstcudaflow.h"
 #include "gstcudagray.h"
 #include "gstcudaharris.h"
@@ -19,6 +20,7 @@ cudavision_plugin_init (GstPlugin * plugin)
   ok |= GST_ELEMENT_REGISTER (cudaotsu, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaflow, plugin);
   ok |= GST_ELEMENT_REGISTER (cudacanny, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudafacedetect, plugin);
   return ok;
 }
 

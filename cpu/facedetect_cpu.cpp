@@ -1,0 +1,72 @@
+#include "facedetect_cpu.h"
+
+#include "../cuda/face_draw.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <cstring>
+
+namespace cudavision {
+namespace cpu {
+
+FaceDetectorCpu::FaceDetectorCpu () = default;
+FaceDetectorCpu::~FaceDetectorCpu () = default;
+
+bool
+FaceDetectorCpu::load (const std::string & path, std::string * error)
+{
+  auto c = std::make_unique<cv::CascadeClassifier> ();
+  bool ok = false;
+  try {
+    ok = c->load (path);
+  } catch (const cv::Exception & e) {
+    if (error)
+      *error = path + ": OpenCV could not load the cascade: " + e.what ();
+    return false;
+  }
+  if (!ok) {
+    if (error)
+      *error = path + ": OpenCV could not load the cascade";
+    return false;
+  }
+  cascade_ = std::move (c);
+  return true;
+}
+
+bool
+FaceDetectorCpu::loaded () const
+{
+  return cascade_ && !cascade_->empty ();
+}
+
+std::vector<FaceRect>
+FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
+{
+  std::vector<FaceRect> out;
+  if (!loaded () || gray.width <= 0 || gray.height <= 0)
+    return out;
+  const cv::Mat m (gray.height, gray.width, CV_8UC1, const_cast<uint8_t *> (gray.data), gray.pitch);
+  std::vector<cv::Rect> rects;
+  cascade_->detectMultiScale (m, rects, p.scale_factor, p.min_neighbors, 0, cv::Size (p.min_width, p.min_height),
+      cv::Size (p.max_width, p.max_height));
+  for (const cv::Rect & r : rects)
+    out.push_back ({ r.x, r.y, r.width, r.height });
+  return out;
+}
+
+void
+draw_face_boxes (Image8 frame, const std::vector<FaceRect> & boxes)
+{
+  for (const FaceRect & r : boxes) {
+    const BoxBorder b = box_border (r.x, r.y, r.width, r.height, frame.width, frame.height);
+    for (int i = 0; i < b.count (); i++) {
+      int x, y;
+      b.pixel (i, &x, &y);
+      std::memcpy (frame.data + (size_t) y * frame.pitch + (size_t) x * 4, &kFaceBoxPixel, 4);
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace cudavision

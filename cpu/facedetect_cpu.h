@@ -1,0 +1,40 @@
+/* cudavision — cudafacedetect's CPU backend: cv::CascadeClassifier::
+ * detectMultiScale with the element's parameters (flags 0, no histogram
+ * equalization), and the same boxes the GPU draws. */
+#pragma once
+
+#include "../cuda/face_types.h"
+#include "../cuda/image.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cv {
+class CascadeClassifier;
+}
+
+namespace cudavision {
+namespace cpu {
+
+class FaceDetectorCpu {
+public:
+  FaceDetectorCpu ();
+  ~FaceDetectorCpu ();
+
+  /* cv::CascadeClassifier::load; false (with a message) when OpenCV
+   * refuses the file. */
+  bool load (const std::string & path, std::string * error);
+  bool loaded () const;
+
+  std::vector<FaceRect> detect (ConstImage8 gray, const FaceDetectParams & params);
+
+private:
+  std::unique_ptr<cv::CascadeClassifier> cascade_;
+};
+
+/* Draws the boxes of face_draw.h on a frame of 4-byte pixels. */
+void draw_face_boxes (Image8 frame, const std::vector<FaceRect> & boxes);
+
+}  // namespace cpu
+}  // namespace cudavision

@@ -1,0 +1,133 @@
+/* cudavision — groupRectangles semantics (see face_grouping.h).
+ *
+ * Rounding follows OpenCV: the cluster mean is sum * (1.f / n) in float,
+ * rounded half to even (saturate_cast<int>(float)); the containment margin
+ * is cvRound(width * eps) in double. */
+#include "face_grouping.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+
+namespace cudavision {
+
+namespace {
+
+bool
+similar (const FaceRect & a, const FaceRect & b, double eps)
+{
+  const double delta = eps * (std::min (a.width, b.width) + std::min (a.height, b.height)) * 0.5;
+  return std::abs (a.x - b.x) <= delta && std::abs (a.y - b.y) <= delta &&
+      std::abs (a.x + a.width - b.x - b.width) <= delta && std::abs (a.y + a.height - b.y - b.height) <= delta;
+}
+
+int
+saturate_round (float v)
+{
+  if (!(v > (float) INT_MIN))
+    return INT_MIN;
+  if (!(v < (float) INT_MAX))
+    return INT_MAX;
+  return (int) std::lrintf (v);
+}
+
+int
+find_root (std::vector<int> & parent, int i)
+{
+  int r = i;
+  while (parent[r] != r)
+    r = parent[r];
+  while (parent[i] != r) {  /* path compression */
+    const int next = parent[i];
+    parent[i] = r;
+    i = next;
+  }
+  return r;
+}
+
+}  // namespace
+
+void
+group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps)
+{
+  if (min_neighbors <= 0 || rects.empty ())
+    return;
+  const int n = (int) rects.size ();
+
+  /* Equivalence classes of the similarity relation (cv::partition). */
+  std::vector<int> parent (n);
+  for (int i = 0; i < n; i++)
+    parent[i] = i;
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (similar (rects[i], rects[j], eps)) {
+        const int a = find_root (parent, i), b = find_root (parent, j);
+        if (a != b)
+          parent[std::max (a, b)] = std::min (a, b);
+      }
+  /* Classes numbered by their first member, as cv::partition numbers them. */
+  std::vector<int> label (n, -1), root_label (n, -1);
+  int nclasses = 0;
+  for (int i = 0; i < n; i++) {
+    const int r = find_root (parent, i);
+    if (root_label[r] < 0)
+      root_label[r] = nclasses++;
+    label[i] = root_label[r];
+  }
+
+  std::vector<FaceRect> sum (nclasses);
+  std::vector<int> count (nclasses, 0);
+  for (int i = 0; i < n; i++) {
+    FaceRect & s = sum[label[i]];
+    s.x += rects[i].x;
+    s.y += rects[i].y;
+    s.width += rects[i].width;
+    s.height += rects[i].height;
+    count[label[i]]++;
+  }
+  std::vector<FaceRect> mean (nclasses);
+  for (int c = 0; c < nclasses; c++) {
+    const float s = 1.f / count[c];
+    mean[c] = { saturate_round (sum[c].x * s), saturate_round (sum[c].y * s), saturate_round (sum[c].width * s),
+      saturate_round (sum[c].height * s) };
+  }
+
+  rects.clear ();
+  for (int i = 0; i < nclasses; i++) {
+    const FaceRect & r1 = mean[i];
+    const int n1 = count[i];
+    if (n1 <= min_neighbors)
+      continue;
+    /* Drop a cluster inside a stronger one (small faces inside large). */
+    bool inside = false;
+    for (int j = 0; j < nclasses && !inside; j++) {
+      const int n2 = count[j];
+      if (j == i || n2 <= min_neighbors)
+        continue;
+      const FaceRect & r2 = mean[j];
+      const int dx = (int) std::lrint (r2.width * eps);
+      const int dy = (int) std::lrint (r2.height * eps);
+      inside = r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx &&
+          r1.y + r1.height <= r2.y + r2.height + dy && (n2 > std::max (3, n1) || n1 < 3);
+    }
+    if (!inside)
+      rects.push_back (r1);
+  }
+}
+
+void
+clip_rectangles (std::vector<FaceRect> & rects, int width, int height)
+{
+  std::vector<FaceRect> out;
+  out.reserve (rects.size ());
+  for (const FaceRect & r : rects) {
+    const int x0 = std::max (r.x, 0), y0 = std::max (r.y, 0);
+    const int x1 = std::min (r.x + r.width, width), y1 = std::min (r.y + r.height, height);
+    if (x1 > x0 && y1 > y0)
+      out.push_back ({ x0, y0, x1 - x0, y1 - y0 });
+  }
+  rects.swap (out);
+}
+
+}  // namespace cudavision

@@ -1,0 +1,311 @@
+/* cudavision — the per-pixel and per-window arithmetic of the GPU face
+ * detector, written once for the device and the host.
+ *
+ * The kernels in facedetect_kernels.cu call these functions, and
+ * tests/unit/test_facedetect_reference.cpp runs the very same functions on
+ * the CPU over whole images and compares the raw detections with OpenCV's,
+ * window for window, on machines without a GPU. Bit-exactness needs three
+ * things, each mirrored from OpenCV 4.x:
+ *  - resize: the cascade's cv::resize (INTER_LINEAR_EXACT) is fixed point
+ *    with 8-bit coefficients computed in double;
+ *  - every float and double operation rounded on its own as x86-64 SSE code
+ *    does: on the device, the _rn intrinsics stop nvcc from fusing a
+ *    multiply and an add into one FMA;
+ *  - integral images of uint32 that wrap like OpenCV's CV_32S ones; window
+ *    sums are differences, exact modulo 2^32.
+ * Plain C++ apart from the CUDA intrinsics; no GStreamer, no OpenCV. */
+#pragma once
+
+#include "haar_cascade.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#ifdef __CUDACC__
+#define CV_FD_HD __host__ __device__ __forceinline__
+#else
+#define CV_FD_HD inline
+#endif
+
+namespace cudavision {
+namespace haar {
+
+/* ---- IEEE operations, one rounding each ---- */
+
+/* The device takes the first expression, the host the second. */
+#ifdef __CUDA_ARCH__
+#define CV_FD_PICK(device, host) device
+#else
+#define CV_FD_PICK(device, host) host
+#endif
+
+CV_FD_HD float fmul (float a, float b) { return CV_FD_PICK (__fmul_rn (a, b), a * b); }
+CV_FD_HD float fadd (float a, float b) { return CV_FD_PICK (__fadd_rn (a, b), a + b); }
+CV_FD_HD float fsub (float a, float b) { return CV_FD_PICK (__fsub_rn (a, b), a - b); }
+CV_FD_HD double dmul (double a, double b) { return CV_FD_PICK (__dmul_rn (a, b), a * b); }
+CV_FD_HD double dadd (double a, double b) { return CV_FD_PICK (__dadd_rn (a, b), a + b); }
+CV_FD_HD double dsub (double a, double b) { return CV_FD_PICK (__dsub_rn (a, b), a - b); }
+CV_FD_HD double ddiv (double a, double b) { return CV_FD_PICK (__ddiv_rn (a, b), a / b); }
+CV_FD_HD double dsqrt (double a) { return CV_FD_PICK (__dsqrt_rn (a), std::sqrt (a)); }
+/* cvRound: round half to even. */
+CV_FD_HD int round_d (double v) { return CV_FD_PICK (__double2int_rn (v), (int) std::lrint (v)); }
+CV_FD_HD int round_f (float v) { return CV_FD_PICK (__float2int_rn (v), (int) std::lrintf (v)); }
+
+/* ---- cv::resize (INTER_LINEAR_EXACT, CV_8UC1) ---- */
+
+/* OpenCV's cascade resizes every level with INTER_LINEAR_EXACT
+ * (resize_bitExact with interpolationLinear): coefficients in 8-bit fixed
+ * point (ufixedpoint16), a horizontal pass into 16-bit row samples and a
+ * vertical pass rounded off 16 fractional bits. */
+constexpr int kResizeOne = 1 << 8;
+
+/* One output coordinate's two source indices and fixed-point weights. */
+struct ResizeTap {
+  int i0, i1;
+  int w0, w1;
+};
+
+/* interpolationLinear::getCoeffs: `scale` is 1. / (dst / src), both in
+ * double, as OpenCV computes it. Positions before the first source sample
+ * or at / after the last one take that sample alone, as the bit-exact
+ * resize's edge loops do. Used for both axes. */
+CV_FD_HD ResizeTap resize_tap (int d, double scale, int src_size)
+{
+  const double f = dsub (dmul (scale, (double) d + 0.5), 0.5);
+  const int i = (int) floor (f);
+  if (i < 0)
+    return { 0, 0, kResizeOne, 0 };
+  if (i >= src_size - 1)
+    return { src_size - 1, src_size - 1, kResizeOne, 0 };
+  const int w1 = round_d (dmul (dsub (f, (double) i), (double) kResizeOne));
+  return { i, i + 1, kResizeOne - w1, w1 };
+}
+
+/* hlineResize: a row sample with 8 fractional bits (at most 255 * 256). */
+CV_FD_HD int resize_h (int p0, int p1, const ResizeTap & t)
+{
+  return p0 * t.w0 + p1 * t.w1;
+}
+
+/* vlineResize: 16 fractional bits, rounded half up. */
+CV_FD_HD uint8_t resize_v (int h0, int h1, const ResizeTap & t)
+{
+  const unsigned v = ((unsigned) (h0 * t.w0 + h1 * t.w1) + (1u << 15)) >> 16;
+  return (uint8_t) (v > 255u ? 255u : v);
+}
+
+/* ---- The cascade, laid out for the kernels ---- */
+
+/* One node, 48 bytes (three 16-byte loads). Rectangles in window pixels;
+ * unused rectangles have weight 0. */
+struct alignas (16) Node {
+  uint8_t rect[3][4];  /* x, y, width, height */
+  float weight[3];
+  float threshold;
+  /* trees: >= 0 the next node (absolute index), < 0 leaf -(value + 1) */
+  int left, right;
+  /* stumps: the two leaf values */
+  float left_val, right_val;
+};
+static_assert (sizeof (Node) == 48, "Node must stay three 16-byte words");
+
+struct alignas (16) Stage {
+  int first;   /* first tree (== first node for stumps) */
+  int count;
+  float threshold;
+  int pad;
+};
+
+/* Device or host arrays of a compiled cascade. */
+struct CascadeView {
+  const Node *nodes;
+  const Stage *stages;
+  const int *roots;      /* trees: root node of each tree */
+  const float *leaves;   /* trees: leaf values */
+  int nstages;
+  int window_width, window_height;
+};
+
+/* The arrays behind a CascadeView, built on the host from a parsed
+ * cascade (which guarantees every index used here is valid). */
+struct CompiledCascade {
+  std::vector<Node> nodes;
+  std::vector<Stage> stages;
+  std::vector<int> roots;
+  std::vector<float> leaves;
+  int window_width = 0, window_height = 0;
+  bool stumps = true;
+
+  CascadeView view () const
+  {
+    return { nodes.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
+      window_height };
+  }
+};
+
+inline CompiledCascade
+compile_cascade (const HaarCascade & c)
+{
+  CompiledCascade out;
+  out.window_width = c.window_width;
+  out.window_height = c.window_height;
+  out.stumps = c.is_stump_based ();
+  out.leaves = c.leaves;
+  out.nodes.resize (c.nodes.size ());
+  for (size_t t = 0; t < c.trees.size (); t++) {
+    const HaarTree & tree = c.trees[t];
+    out.roots.push_back (tree.first_node);
+    for (int k = 0; k < tree.node_count; k++) {
+      const HaarNode & hn = c.nodes[tree.first_node + k];
+      const HaarFeature & f = c.features[hn.feature];
+      Node n;
+      std::memset (&n, 0, sizeof n);
+      for (int r = 0; r < 3; r++) {
+        const HaarRect & hr = f.rects[r];
+        if (r < f.nrects) {
+          n.rect[r][0] = (uint8_t) hr.x;
+          n.rect[r][1] = (uint8_t) hr.y;
+          n.rect[r][2] = (uint8_t) hr.width;
+          n.rect[r][3] = (uint8_t) hr.height;
+          n.weight[r] = hr.weight;
+        }
+      }
+      n.threshold = hn.threshold;
+      auto encode = [&] (int v) { return v > 0 ? tree.first_node + v : -(tree.first_leaf - v) - 1; };
+      n.left = encode (hn.left);
+      n.right = encode (hn.right);
+      n.left_val = c.leaves[tree.first_leaf];
+      n.right_val = c.leaves[tree.first_leaf + 1];
+      out.nodes[tree.first_node + k] = n;
+    }
+  }
+  for (const HaarStage & s : c.stages)
+    out.stages.push_back ({ s.first_tree, s.tree_count, s.threshold, 0 });
+  return out;
+}
+
+/* ---- Loads: read-only cache on the device ---- */
+
+CV_FD_HD Node load_node (const Node *p)
+{
+#ifdef __CUDA_ARCH__
+  const float4 *q = reinterpret_cast<const float4 *> (p);
+  float4 w[3] = { __ldg (q), __ldg (q + 1), __ldg (q + 2) };
+  Node n;
+  memcpy (&n, w, sizeof n);
+  return n;
+#else
+  return *p;
+#endif
+}
+CV_FD_HD Stage load_stage (const Stage *p)
+{
+#ifdef __CUDA_ARCH__
+  const int4 v = __ldg (reinterpret_cast<const int4 *> (p));
+  Stage s;
+  memcpy (&s, &v, sizeof s);
+  return s;
+#else
+  return *p;
+#endif
+}
+template <typename T> CV_FD_HD T load_ro (const T *p) { return CV_FD_PICK (__ldg (p), *p); }
+
+/* ---- One window ---- */
+
+/* Sum of a rectangle of the integral image whose window corner is `w`
+ * (CALC_SUM_OFS), in OpenCV's int. */
+CV_FD_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, int height)
+{
+  const uint32_t *a = w + y * pitch + x;
+  const uint32_t *b = a + height * pitch;
+  return (int) (a[0] - a[width] - b[0] + b[width]);
+}
+
+/* HaarEvaluator::setWindow: the variance normalization factor of the
+ * window's inner (1, 1, W-2, H-2) rectangle; false when OpenCV rejects the
+ * window (flat: standard deviation of 10 grey levels or less). */
+CV_FD_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, int win_w, int win_h, float *factor)
+{
+  const int valsum = rect_sum (sum, pitch, 1, 1, win_w - 2, win_h - 2);
+  const unsigned valsqsum = (unsigned) rect_sum (sq, pitch, 1, 1, win_w - 2, win_h - 2);
+  const double area = (double) ((win_w - 2) * (win_h - 2));
+  double nf = dsub (dmul (area, (double) valsqsum), dmul ((double) valsum, (double) valsum));
+  if (nf > 0.) {
+    nf = dsqrt (nf);
+    *factor = (float) ddiv (1., nf);
+    return dmul (area, (double) *factor) < 1e-1;
+  }
+  *factor = 1.f;
+  return false;
+}
+
+/* HaarEvaluator::OptFeature::calc times the normalization factor. */
+CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float norm)
+{
+  float ret = fadd (fmul (n.weight[0], (float) rect_sum (sum, pitch, n.rect[0][0], n.rect[0][1], n.rect[0][2], n.rect[0][3])),
+      fmul (n.weight[1], (float) rect_sum (sum, pitch, n.rect[1][0], n.rect[1][1], n.rect[1][2], n.rect[1][3])));
+  if (n.weight[2] != 0.f)
+    ret = fadd (ret, fmul (n.weight[2], (float) rect_sum (sum, pitch, n.rect[2][0], n.rect[2][1], n.rect[2][2], n.rect[2][3])));
+  return fmul (ret, norm);
+}
+
+/* CascadeClassifierImpl::runAt for one window whose top-left integral
+ * entries are sum / sq: 1 when every stage passes, -s when stage s
+ * rejects it (0: the first stage), -1 when the window is too flat to
+ * normalize. Evaluates at most `max_stages` stages (a window that passes
+ * them returns 1). */
+template <bool STUMPS>
+CV_FD_HD int eval_window (const CascadeView & c, const uint32_t *sum, const uint32_t *sq, int pitch, int max_stages)
+{
+  float norm;
+  if (!window_norm (sum, sq, pitch, c.window_width, c.window_height, &norm))
+    return -1;
+  const int nstages = max_stages < c.nstages ? max_stages : c.nstages;
+  for (int si = 0; si < nstages; si++) {
+    const Stage st = load_stage (c.stages + si);
+    double acc = 0;  /* OpenCV accumulates in double */
+    for (int t = 0; t < st.count; t++) {
+      if (STUMPS) {
+        const Node n = load_node (c.nodes + st.first + t);
+        const float v = feature_value (n, sum, pitch, norm);
+        acc = dadd (acc, (double) (v < n.threshold ? n.left_val : n.right_val));
+      } else {
+        int idx = load_ro (c.roots + st.first + t);
+        do {
+          const Node n = load_node (c.nodes + idx);
+          const float v = feature_value (n, sum, pitch, norm);
+          idx = v < n.threshold ? n.left : n.right;
+        } while (idx >= 0);
+        acc = dadd (acc, (double) load_ro (c.leaves + (-idx - 1)));
+      }
+    }
+    if (acc < (double) st.threshold)
+      return -si;
+  }
+  return 1;
+}
+
+/* OpenCV's scan skips the window after one the first stage rejects
+ * ("if (result == 0) x += yStep"). So a window is reported only when the
+ * run of first-stage rejections right before it in its row is even:
+ * evaluates the first stage of the windows to the left of grid column gx
+ * (at x = (gx-1) * step, ...) and says whether OpenCV evaluated gx. The
+ * walk is short: first-stage rejections are rare next to a detection. */
+template <bool STUMPS>
+CV_FD_HD bool evaluated_by_opencv (const CascadeView & c, const uint32_t *row_sum, const uint32_t *row_sq, int pitch,
+    int gx, int step)
+{
+  int zeros = 0;
+  for (int g = gx - 1; g >= 0; g--) {
+    if (eval_window<STUMPS> (c, row_sum + g * step, row_sq + g * step, pitch, 1) != 0)
+      break;
+    zeros++;
+  }
+  return (zeros & 1) == 0;
+}
+
+}  // namespace haar
+}  // namespace cudavision

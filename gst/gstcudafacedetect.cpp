@@ -1,0 +1,402 @@
+/**
+ * SECTION:element-cudafacedetect
+ * @title: cudafacedetect
+ *
+ * Detects faces (or whatever the cascade was trained on) with an OpenCV
+ * Haar cascade on an NVIDIA GPU: cv::CascadeClassifier::detectMultiScale's
+ * algorithm, with its raw detections bit for bit and its grouping
+ * (`min-neighbors`). Cascades are OpenCV's XML files in the current format
+ * with upright HAAR features, e.g. Debian's opencv-data in
+ * /usr/share/opencv4/haarcascades/; LBP cascades, tilted features and the
+ * old format are refused with an error naming the file and the problem.
+ *
+ * Input is GRAY8, or RGBA / BGRA / RGBx / BGRx whose BT.601 luma (as
+ * cv::cvtColor computes it) is searched. The output is the input frame,
+ * with the faces boxed in green on colour frames when `draw` is set. Every
+ * output buffer carries one #GstVideoRegionOfInterestMeta of type "face"
+ * per detection; with `post-messages` an element message "facedetect" like
+ * gst-plugins-bad's facedetect lists them.
+ *
+ * Without a usable GPU the element runs cv::CascadeClassifier and says so
+ * on the bus.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! \
+ *     cudafacedetect ! videoconvert ! pngenc ! filesink location=faces.png
+ * ]|
+ * |[
+ * gst-launch-1.0 -m v4l2src ! videoconvert ! video/x-raw,format=BGRx ! \
+ *     cudafacedetect min-size=40 scale-factor=1.2 ! videoconvert ! autovideosink
+ * ]|
+ */
+#include "gstcudafacedetect.h"
+
+#include "gstcvframemessage.h"
+#include "gstcvlumainput.h"
+
+#include "../cpu/facedetect_cpu.h"
+#include "../cuda/facedetect.h"
+#include "../cuda/gray.h"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_face_detect_debug);
+#define GST_CAT_DEFAULT gst_cuda_face_detect_debug
+
+#define FACE_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+#define DEFAULT_SCALE_FACTOR 1.1
+#define DEFAULT_MIN_NEIGHBORS 3
+#define DEFAULT_DRAW TRUE
+#define DEFAULT_POST_MESSAGES TRUE
+
+enum {
+  PROP_0,
+  PROP_CASCADE,
+  PROP_SCALE_FACTOR,
+  PROP_MIN_NEIGHBORS,
+  PROP_MIN_SIZE,
+  PROP_MAX_SIZE,
+  PROP_DRAW,
+  PROP_POST_MESSAGES,
+};
+
+/* Properties as one value, copied under the object lock once per frame. */
+struct FaceSettings {
+  std::string cascade = DEFAULT_CASCADE;
+  cudavision::FaceDetectParams params;
+  bool draw = DEFAULT_DRAW;
+  bool post_messages = DEFAULT_POST_MESSAGES;
+};
+
+struct _GstCudaFaceDetect {
+  GstCvBaseFilter parent;
+  FaceSettings *settings;                       /* properties, under the object lock */
+  GstCvLumaInput *input;                        /* the negotiated layout */
+  cudavision::HaarCascade *cascade;             /* parsed in start() */
+  cudavision::FaceDetector *detector;           /* GPU state, freed in release_device */
+  cudavision::DeviceBuffer *gray;               /* GPU: the luma of colour frames */
+  cudavision::cpu::FaceDetectorCpu *cpu;        /* CPU backend */
+  std::vector<uint8_t> *cpu_gray;               /* CPU: the luma of colour frames */
+  std::vector<cudavision::FaceRect> *faces;     /* this frame's, for the metas */
+};
+
+G_DEFINE_TYPE (GstCudaFaceDetect, gst_cuda_face_detect, GST_TYPE_CV_BASE_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudafacedetect, "cudafacedetect", GST_RANK_NONE, GST_TYPE_CUDA_FACE_DETECT);
+
+static FaceSettings
+snapshot (GstCudaFaceDetect * self)
+{
+  GST_OBJECT_LOCK (self);
+  FaceSettings s = *self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+/* -------------------------------------------------------- start / stop */
+
+/* The cascade is read before the device is set up, with our parser on both
+ * backends, so a bad file gives the same clear error everywhere. */
+static gboolean
+gst_cuda_face_detect_start (GstBaseTransform * trans)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (trans);
+  const std::string path = snapshot (self).cascade;
+  std::string error;
+  cudavision::HaarLoadError kind = cudavision::HaarLoadError::None;
+  cudavision::HaarCascade cascade;
+  if (!cudavision::load_haar_cascade (path, &cascade, &error, &kind)) {
+    if (kind == cudavision::HaarLoadError::Unsupported)
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Unsupported face cascade: %s", error.c_str ()),
+          ("cudafacedetect takes OpenCV Haar cascades in the current XML format with upright HAAR features"));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not load the face cascade: %s", error.c_str ()),
+          ("property cascade=%s", path.c_str ()));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "cascade %s: %dx%d window, %zu stages, %zu weak classifiers (%s)", path.c_str (),
+      cascade.window_width, cascade.window_height, cascade.stages.size (), cascade.trees.size (),
+      cascade.is_stump_based () ? "stumps" : "trees");
+  *self->cascade = std::move (cascade);
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->start (trans))
+    return FALSE;
+  if (!gst_cv_base_filter_on_gpu (GST_CV_BASE_FILTER (self)) && !self->cpu->load (path, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not load the face cascade: %s", error.c_str ()), (nullptr));
+    GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->stop (trans);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+gst_cuda_face_detect_release_device (GstCvBaseFilter * base)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  self->detector->release ();
+  self->gray->reset ();
+}
+
+/* ------------------------------------------------------------------ caps */
+
+static gboolean
+gst_cuda_face_detect_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  if (gst_cv_luma_input_set (self->input, in))
+    return TRUE;
+  GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
+  return FALSE;
+}
+
+/* ------------------------------------------------------------ processing */
+
+static GstFlowReturn
+gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  const FaceSettings s = snapshot (self);
+  cudaStream_t stream = gst_cv_base_filter_stream (base);
+  const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+
+  /* The frame first: the copy overlaps the detection on the same stream. */
+  const GstCvLumaInput & input = *self->input;
+  GstFlowReturn ret = gst_cv_base_filter_check (base,
+      cudavision::copy_plane (src, dst, src.width * input.bpp, stream), "frame copy");
+  if (ret == GST_FLOW_OK && !self->detector->has_cascade ())
+    ret = gst_cv_base_filter_check (base, self->detector->set_cascade (*self->cascade, stream), "cascade upload");
+  cudavision::ConstImage8 gray;
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, self->gray, policy, stream, &gray), "luma");
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  cudavision::FaceDetector::Result result;
+  ret = gst_cv_base_filter_check (base, self->detector->detect (gray, s.params, policy, stream, &result),
+      "face detection");
+  if (ret != GST_FLOW_OK)
+    return ret;
+  *self->faces = std::move (result.faces);
+  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
+      self->faces->size ());
+  if (s.draw && !input.gray)
+    ret = gst_cv_base_filter_check (base, self->detector->draw (dst, *self->faces, policy, stream), "box drawing");
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  const FaceSettings s = snapshot (self);
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+  try {
+    gst_cv_luma_input_copy_cpu (*self->input, src, dst);
+    *self->faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
+    if (s.draw && !self->input->gray)
+      cudavision::cpu::draw_face_boxes (dst, *self->faces);
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
+        ("%s", e.what ()));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf)
+{
+  GValue list = G_VALUE_INIT;
+  g_value_init (&list, GST_TYPE_LIST);
+  for (const cudavision::FaceRect & r : *self->faces) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    GstStructure *f = gst_structure_new ("face", "x", G_TYPE_UINT, (guint) r.x, "y", G_TYPE_UINT, (guint) r.y,
+        "width", G_TYPE_UINT, (guint) r.width, "height", G_TYPE_UINT, (guint) r.height, nullptr);
+    gst_value_set_structure (&v, f);
+    gst_structure_free (f);
+    gst_value_list_append_and_take_value (&list, &v);
+  }
+  GstStructure *st = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "facedetect", inbuf);
+  gst_structure_take_value (st, "faces", &list);
+  gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
+}
+
+/* The base class runs the frame; the faces then go on the output buffer,
+ * which process_gpu does not see (it gets a staging frame at system-memory
+ * edges). */
+static GstFlowReturn
+gst_cuda_face_detect_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (trans);
+  self->faces->clear ();
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->transform (trans, inbuf, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  for (const cudavision::FaceRect & r : *self->faces)
+    gst_buffer_add_video_region_of_interest_meta (outbuf, "face", (guint) r.x, (guint) r.y, (guint) r.width,
+        (guint) r.height);
+  if (snapshot (self).post_messages)
+    post_faces_message (self, inbuf);
+  return GST_FLOW_OK;
+}
+
+/* Faces found upstream are replaced by this frame's; other metas as the
+ * base class decides. */
+static gboolean
+gst_cuda_face_detect_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
+      ((GstVideoRegionOfInterestMeta *) meta)->roi_type == g_quark_from_static_string ("face"))
+    return FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->transform_meta (trans, outbuf, meta, inbuf);
+}
+
+/* ----------------------------------------------------------- properties */
+
+static void
+gst_cuda_face_detect_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (object);
+  GST_OBJECT_LOCK (self);
+  FaceSettings & s = *self->settings;
+  switch (prop_id) {
+    case PROP_CASCADE: {
+      const gchar *p = g_value_get_string (value);
+      s.cascade = p ? p : "";
+      break;
+    }
+    case PROP_SCALE_FACTOR:
+      s.params.scale_factor = g_value_get_double (value);
+      break;
+    case PROP_MIN_NEIGHBORS:
+      s.params.min_neighbors = g_value_get_int (value);
+      break;
+    case PROP_MIN_SIZE:
+      s.params.min_width = s.params.min_height = g_value_get_int (value);
+      break;
+    case PROP_MAX_SIZE:
+      s.params.max_width = s.params.max_height = g_value_get_int (value);
+      break;
+    case PROP_DRAW:
+      s.draw = g_value_get_boolean (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_face_detect_get_property (GObject * object, guint prop_id, GValue * value, GParamSpec * pspec)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (object);
+  const FaceSettings s = snapshot (self);
+  switch (prop_id) {
+    case PROP_CASCADE: g_value_set_string (value, s.cascade.c_str ()); break;
+    case PROP_SCALE_FACTOR: g_value_set_double (value, s.params.scale_factor); break;
+    case PROP_MIN_NEIGHBORS: g_value_set_int (value, s.params.min_neighbors); break;
+    case PROP_MIN_SIZE: g_value_set_int (value, s.params.min_width); break;
+    case PROP_MAX_SIZE: g_value_set_int (value, s.params.max_width); break;
+    case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_face_detect_finalize (GObject * object)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (object);
+  delete self->settings;
+  delete self->input;
+  delete self->cascade;
+  delete self->detector;
+  delete self->gray;
+  delete self->cpu;
+  delete self->cpu_gray;
+  delete self->faces;
+  G_OBJECT_CLASS (gst_cuda_face_detect_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
+  const GParamFlags rw_playing =
+      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gobject_class->set_property = gst_cuda_face_detect_set_property;
+  gobject_class->get_property = gst_cuda_face_detect_get_property;
+  gobject_class->finalize = gst_cuda_face_detect_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_CASCADE,
+      g_param_spec_string ("cascade", "Cascade",
+          "OpenCV Haar cascade XML file (current format, upright HAAR features), loaded when the element starts",
+          DEFAULT_CASCADE, rw_ready));
+  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
+      g_param_spec_double ("scale-factor", "Scale factor",
+          "Factor between successive pyramid levels (OpenCV's scaleFactor)", 1.001, 100.0, DEFAULT_SCALE_FACTOR,
+          rw_playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
+      g_param_spec_int ("min-neighbors", "Minimum neighbors",
+          "A face needs more than this many raw detections around it (OpenCV's minNeighbors; 0 = every raw "
+          "window, ungrouped)",
+          0, G_MAXINT, DEFAULT_MIN_NEIGHBORS, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_MIN_SIZE,
+      g_param_spec_int ("min-size", "Minimum size", "Smallest face searched, in pixels (0 = the cascade's window)", 0,
+          G_MAXINT, 0, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_MAX_SIZE,
+      g_param_spec_int ("max-size", "Maximum size", "Largest face searched, in pixels (0 = the frame)", 0, G_MAXINT,
+          0, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_DRAW,
+      g_param_spec_boolean ("draw", "Draw", "Box the faces in green on colour frames (GRAY8 frames are left as is)",
+          DEFAULT_DRAW, rw_playing));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES, rw_playing));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA face detection", "Filter/Analyzer/Video/Hardware",
+      "Viola-Jones face detection with OpenCV Haar cascades on an NVIDIA GPU, as cv::CascadeClassifier finds them",
+      "cudavision developers");
+  gst_cv_base_filter_class_add_pad_templates (element_class, FACE_FORMATS, FACE_FORMATS);
+
+  trans_class->start = gst_cuda_face_detect_start;
+  trans_class->transform = gst_cuda_face_detect_transform;
+  trans_class->transform_meta = gst_cuda_face_detect_transform_meta;
+  cv_class->set_info = gst_cuda_face_detect_set_info;
+  cv_class->process_gpu = gst_cuda_face_detect_process_gpu;
+  cv_class->process_cpu = gst_cuda_face_detect_process_cpu;
+  cv_class->release_device = gst_cuda_face_detect_release_device;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_face_detect_debug, "cudafacedetect", 0, "cudafacedetect");
+}
+
+static void
+gst_cuda_face_detect_init (GstCudaFaceDetect * self)
+{
+  self->settings = new FaceSettings ();
+  self->cascade = new cudavision::HaarCascade ();
+  self->detector = new cudavision::FaceDetector ();
+  self->gray = new cudavision::DeviceBuffer ();
+  self->cpu = new cudavision::cpu::FaceDetectorCpu ();
+  self->cpu_gray = new std::vector<uint8_t> ();
+  self->faces = new std::vector<cudavision::FaceRect> ();
+  self->input = new GstCvLumaInput ();
+}

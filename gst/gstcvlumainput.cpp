@@ -1,0 +1,51 @@
+/* cudavision — the luma of GRAY8 or packed RGB frames (see the header). */
+#include "gstcvlumainput.h"
+
+#include "../cpu/gray_cpu.h"
+#include "../cuda/gray.h"
+
+bool
+gst_cv_luma_input_set (GstCvLumaInput * in, const GstVideoInfo * info)
+{
+  in->gray = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY8;
+  in->bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  return in->gray || gst_cv_packed_rgb_layout (GST_VIDEO_INFO_FORMAT (info), &in->layout);
+}
+
+void
+gst_cv_luma_input_copy_cpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, cudavision::Image8 dst)
+{
+  /* copy_plane copies `width` bytes a row: widen the views to bytes */
+  cudavision::cpu::copy_plane ({ src.data, src.pitch, src.width * in.bpp, src.height },
+      { dst.data, dst.pitch, dst.width * in.bpp, dst.height });
+}
+
+cudavision::ConstImage8
+gst_cv_luma_cpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, std::vector<uint8_t> * scratch)
+{
+  if (in.gray)
+    return src;
+  scratch->resize ((size_t) src.width * src.height);
+  const cudavision::Image8 g { scratch->data (), (size_t) src.width, src.width, src.height };
+  cudavision::cpu::rgb_to_gray (src, in.layout, g);
+  return { g.data, g.pitch, g.width, g.height };
+}
+
+cudavision::CudaStatus
+gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, cudavision::DeviceBuffer * scratch,
+    const cudavision::LaunchPolicy & policy, cudaStream_t stream, cudavision::ConstImage8 * out)
+{
+  if (in.gray) {
+    *out = src;
+    return {};
+  }
+  /* pitched rows keep the kernel's 4-byte output stores aligned */
+  const size_t pitch = cudavision::aligned_pitch ((size_t) src.width);
+  cudavision::CudaStatus s = scratch->ensure (pitch * src.height);
+  if (!s.ok ())
+    return s;
+  const cudavision::Image8 g { scratch->as<uint8_t> (), pitch, src.width, src.height };
+  s = cudavision::rgb_to_gray (src, in.layout, g, policy, stream);
+  *out = { g.data, g.pitch, g.width, g.height };
+  return s;
+}

@@ -1,0 +1,219 @@
+#include "face_ref.h"
+
+#include "test_util.h"
+
+#include <gst/check/gstharness.h>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cvtest {
+
+std::string
+haar_path (const std::string & file)
+{
+  return "/usr/share/opencv4/haarcascades/" + file;
+}
+
+bool
+have_haar_cascades ()
+{
+  return std::filesystem::exists (haar_path (kDefaultCascade));
+}
+
+std::vector<cv::Rect>
+opencv_faces (const cv::Mat & gray, const std::string & cascade_file, double scale, int min_neighbors, int min_size,
+    int max_size)
+{
+  cv::CascadeClassifier c;
+  if (!c.load (haar_path (cascade_file)))
+    throw std::runtime_error ("OpenCV cannot load " + cascade_file);
+  std::vector<cv::Rect> faces;
+  c.detectMultiScale (gray, faces, scale, min_neighbors, 0, cv::Size (min_size, min_size),
+      cv::Size (max_size, max_size));
+  return faces;
+}
+
+double
+iou (const cv::Rect & a, const cv::Rect & b)
+{
+  const double inter = (a & b).area ();
+  const double uni = a.area () + b.area () - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
+std::string
+rects_str (const std::vector<cv::Rect> & r)
+{
+  std::ostringstream s;
+  s << r.size () << " [";
+  for (size_t i = 0; i < r.size () && i < 20; i++)
+    s << (i ? " " : "") << r[i].x << "," << r[i].y << " " << r[i].width << "x" << r[i].height;
+  if (r.size () > 20)
+    s << " ...";
+  s << "]";
+  return s.str ();
+}
+
+static bool
+rect_less (const cv::Rect & a, const cv::Rect & b)
+{
+  return std::tie (a.y, a.x, a.width, a.height) < std::tie (b.y, b.x, b.width, b.height);
+}
+
+bool
+same_rects (std::vector<cv::Rect> a, std::vector<cv::Rect> b)
+{
+  std::sort (a.begin (), a.end (), rect_less);
+  std::sort (b.begin (), b.end (), rect_less);
+  return a == b;
+}
+
+::testing::AssertionResult
+faces_match (const std::vector<cv::Rect> & got, const std::vector<cv::Rect> & ref, double min_iou)
+{
+  std::ostringstream why;
+  bool ok = got.size () == ref.size ();
+  for (const cv::Rect & r : ref) {
+    double best = 0;
+    for (const cv::Rect & g : got)
+      best = std::max (best, iou (g, r));
+    if (best < min_iou) {
+      ok = false;
+      why << " OpenCV's " << r.x << "," << r.y << " " << r.width << "x" << r.height << " best IoU " << best << ";";
+    }
+  }
+  if (ok)
+    return ::testing::AssertionSuccess ();
+  return ::testing::AssertionFailure () << "got " << rects_str (got) << ", OpenCV " << rects_str (ref) << ";"
+                                        << why.str ();
+}
+
+FaceTiles
+load_face_tiles ()
+{
+  FaceTiles t;
+  t.rgb = load_rgb (data_path ("faces/face_tiles.png"));
+  std::ifstream f (data_path ("faces/face_tiles.csv"));
+  std::string line;
+  while (std::getline (f, line)) {
+    if (line.empty () || line[0] == '#') {
+      /* "# ... 200 tiles, ..." */
+      const size_t p = line.find (" tiles");
+      if (p != std::string::npos) {
+        const size_t b = line.rfind (' ', p - 1);
+        t.tiles = std::stoi (line.substr (b + 1, p - b - 1));
+      }
+      continue;
+    }
+    if (line[0] == 'x')
+      continue;
+    cv::Rect r;
+    if (std::sscanf (line.c_str (), "%d,%d,%d,%d", &r.x, &r.y, &r.width, &r.height) == 4)
+      t.truth.push_back (r);
+  }
+  if (t.rgb.empty () || t.truth.empty () || t.tiles == 0)
+    throw std::runtime_error ("cannot read tests/data/faces/face_tiles.{png,csv}");
+  return t;
+}
+
+FaceScore
+score_faces (const std::vector<cv::Rect> & got, const std::vector<cv::Rect> & truth, double min_iou)
+{
+  FaceScore s;
+  std::vector<bool> used (got.size (), false);
+  for (const cv::Rect & t : truth) {
+    double best = 0;
+    int bi = -1;
+    for (size_t i = 0; i < got.size (); i++) {
+      const double v = iou (got[i], t);
+      if (!used[i] && v > best) {
+        best = v;
+        bi = (int) i;
+      }
+    }
+    if (bi >= 0 && best >= min_iou) {
+      used[bi] = true;
+      s.hits++;
+      s.worst_iou = std::min (s.worst_iou, best);
+    }
+  }
+  s.false_positives = (int) std::count (used.begin (), used.end (), false);
+  return s;
+}
+
+FaceRun
+run_face (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
+{
+  FaceRun r;
+  GstElement *e = gst_parse_launch (element.c_str (), nullptr);
+  if (!e)
+    return r;
+  if (shared_context ())
+    gst_element_set_context (e, shared_context ());
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  if (out) {
+    r.ok = true;
+    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+    r.out = buffer_to_mat (out, caps);
+    gst_caps_unref (caps);
+    gpointer state = nullptr;
+    while (GstMeta *m = gst_buffer_iterate_meta_filtered (out, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+      const GstVideoRegionOfInterestMeta *roi = (const GstVideoRegionOfInterestMeta *) m;
+      if (roi->roi_type == g_quark_from_string ("face"))
+        r.metas.push_back (cv::Rect (roi->x, roi->y, roi->w, roi->h));
+      else
+        r.other_metas++;
+    }
+    gst_buffer_unref (out);
+  }
+  while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    if (s && gst_structure_has_name (s, "facedetect")) {
+      r.messages++;
+      r.msg_faces.clear ();
+      r.msg_timing = gst_structure_has_field_typed (s, "stream-time", G_TYPE_UINT64) &&
+          gst_structure_has_field_typed (s, "running-time", G_TYPE_UINT64) &&
+          gst_structure_has_field_typed (s, "duration", G_TYPE_UINT64) &&
+          gst_structure_get_uint64 (s, "timestamp", &r.msg_timestamp);
+      const GValue *list = gst_structure_get_value (s, "faces");
+      for (guint i = 0; list && GST_VALUE_HOLDS_LIST (list) && i < gst_value_list_get_size (list); i++) {
+        const GstStructure *f = gst_value_get_structure (gst_value_list_get_value (list, i));
+        guint x = 0, y = 0, w = 0, hh = 0;
+        gst_structure_get (f, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y, "width", G_TYPE_UINT, &w, "height",
+            G_TYPE_UINT, &hh, nullptr);
+        r.msg_faces.push_back (cv::Rect (x, y, w, hh));
+      }
+    }
+    gst_message_unref (msg);
+  }
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  return r;
+}
+
+FaceRun
+run_face_rgb (const std::string & element, const cv::Mat & rgb, GstVideoFormat f, const char *out_feature)
+{
+  return run_face (element, caps_string (f, rgb.cols, rgb.rows), caps_string (f, rgb.cols, rgb.rows, out_feature),
+      rgb_to_buffer (rgb, f));
+}
+
+FaceRun
+run_face_gray (const std::string & element, const cv::Mat & gray, const char *out_feature)
+{
+  return run_face (element, caps_string (GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows),
+      caps_string (GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows, out_feature),
+      mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8));
+}
+
+}  // namespace cvtest

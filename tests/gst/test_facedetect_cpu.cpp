@@ -1,0 +1,294 @@
+/* cudafacedetect through GStreamer on the CPU backend (runs in CI): the
+ * faces of the bundled photographs against cv::CascadeClassifier, none on
+ * iceblock, the LFW known-position mosaic against its ground truth, the
+ * metas, messages and boxes, properties, and the errors bad cascades give. */
+#include "../common/face_ref.h"
+#include "../common/harness.h"
+#include "../common/harris_ref.h"
+#include "../common/temp_file.h"
+
+#include "../../cuda/face_draw.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <filesystem>
+
+using namespace cvtest;
+
+#define REQUIRE_CASCADES()                                                  \
+  do {                                                                      \
+    if (!have_haar_cascades ())                                             \
+      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
+  } while (0)
+
+static const GstVideoFormat kColour[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx };
+
+/* The face of each portrait, on every input format, as OpenCV finds it. */
+TEST (FaceDetectCpu, PortraitsMatchOpenCV)
+{
+  REQUIRE_CASCADES ();
+  for (const char *name : { "astronaut.png", "grace_hopper.jpg" }) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    const std::vector<cv::Rect> ref = opencv_faces (to_gray (rgb));
+    ASSERT_EQ (ref.size (), 1u) << name << ": OpenCV " << rects_str (ref);
+    for (GstVideoFormat f : kColour) {
+      const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu", rgb, f);
+      ASSERT_TRUE (r.ok) << name;
+      EXPECT_TRUE (faces_match (r.metas, ref, 0.8)) << name << " " << gst_video_format_to_string (f);
+      /* the CPU backend is OpenCV itself */
+      EXPECT_TRUE (same_rects (r.metas, ref)) << name << ": " << rects_str (r.metas);
+    }
+    const FaceRun g = run_face_gray ("cudafacedetect backend=cpu", to_gray (rgb));
+    EXPECT_TRUE (same_rects (g.metas, ref)) << name << " GRAY8: " << rects_str (g.metas);
+  }
+}
+
+TEST (FaceDetectCpu, IceblockHasNoFace)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat rgb = load_rgb (data_path ("iceblock.jpg"));
+  const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu", rgb, GST_VIDEO_FORMAT_BGRx);
+  ASSERT_TRUE (r.ok);
+  EXPECT_TRUE (r.metas.empty ()) << rects_str (r.metas);
+  /* nothing drawn either: the output is the input */
+  EXPECT_EQ (compare (r.out, packed_frame (rgb, GST_VIDEO_FORMAT_BGRx)).differing, 0);
+}
+
+/* 100 LFW faces pasted at known places among 100 non-face crops: at least
+ * 95% found at IoU >= 0.5, at most one false positive per 100 tiles. */
+TEST (FaceDetectCpu, KnownPositionsLfwMosaic)
+{
+  REQUIRE_CASCADES ();
+  const FaceTiles t = load_face_tiles ();
+  ASSERT_EQ (t.truth.size (), 100u);
+  const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu", t.rgb, GST_VIDEO_FORMAT_RGBA);
+  ASSERT_TRUE (r.ok);
+  const FaceScore s = score_faces (r.metas, t.truth, 0.5);
+  EXPECT_GE (s.hits, 95) << "recall " << s.hits << "/100; detections " << rects_str (r.metas);
+  EXPECT_LE (s.false_positives * 100, t.tiles) << s.false_positives << " false positives on " << t.tiles << " tiles";
+  /* and the ground truth is not trivially met: without grouping the raw
+   * windows are many more than the faces */
+  const FaceRun raw = run_face_rgb ("cudafacedetect backend=cpu min-neighbors=0", t.rgb, GST_VIDEO_FORMAT_RGBA);
+  EXPECT_GT (raw.metas.size (), 5 * r.metas.size ());
+}
+
+TEST (FaceDetectCpu, ParametersReachOpenCV)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat rgb = load_rgb (data_path ("faces/face_tiles.png"));
+  const cv::Mat gray = to_gray (rgb);
+  struct Case {
+    const char *props;
+    const char *cascade;
+    double scale;
+    int neighbors, min, max;
+  };
+  const Case cases[] = {
+    { "scale-factor=1.2", kDefaultCascade, 1.2, 3, 0, 0 },
+    { "min-neighbors=1", kDefaultCascade, 1.1, 1, 0, 0 },
+    { "min-neighbors=0", kDefaultCascade, 1.1, 0, 0, 0 },
+    { "min-size=50", kDefaultCascade, 1.1, 3, 50, 0 },
+    { "max-size=45", kDefaultCascade, 1.1, 3, 0, 45 },
+    { "cascade=" "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml", "haarcascade_frontalface_alt2.xml",
+        1.1, 3, 0, 0 },
+  };
+  for (const Case & k : cases) {
+    const std::vector<cv::Rect> ref = opencv_faces (gray, k.cascade, k.scale, k.neighbors, k.min, k.max);
+    const FaceRun r = run_face_gray (std::string ("cudafacedetect backend=cpu ") + k.props, gray);
+    ASSERT_TRUE (r.ok) << k.props;
+    EXPECT_TRUE (same_rects (r.metas, ref)) << k.props << ": " << rects_str (r.metas) << " vs OpenCV "
+                                            << rects_str (ref);
+  }
+}
+
+/* Green borders on colour frames where the faces are, nothing else
+ * changed; GRAY8 frames and draw=false are left as they came. */
+TEST (FaceDetectCpu, DrawsBoxesOnColourFramesOnly)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  for (GstVideoFormat f : kColour) {
+    const cv::Mat orig = packed_frame (rgb, f);
+    const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu", rgb, f);
+    ASSERT_TRUE (r.ok);
+    ASSERT_EQ (r.metas.size (), 1u);
+    cv::Mat border (rgb.rows, rgb.cols, CV_8U, cv::Scalar (0));
+    const cv::Rect b = r.metas[0];
+    const cudavision::BoxBorder bb = cudavision::box_border (b.x, b.y, b.width, b.height, rgb.cols, rgb.rows);
+    for (int i = 0; i < bb.count (); i++) {
+      int x, y;
+      bb.pixel (i, &x, &y);
+      border.at<uchar> (y, x) = 1;
+    }
+    EXPECT_EQ (cv::countNonZero (border), 2 * (b.width + b.height) * cudavision::kFaceBoxThickness - 4 *
+        cudavision::kFaceBoxThickness * cudavision::kFaceBoxThickness);
+    long wrong = 0, changed = 0;
+    for (int y = 0; y < rgb.rows; y++)
+      for (int x = 0; x < rgb.cols; x++) {
+        const cv::Vec4b o = r.out.at<cv::Vec4b> (y, x), i = orig.at<cv::Vec4b> (y, x);
+        if (border.at<uchar> (y, x))
+          wrong += !(o[0] == 0 && o[1] == 255 && o[2] == 0 && o[3] == 255);
+        else
+          changed += o != i;
+      }
+    EXPECT_EQ (wrong, 0) << gst_video_format_to_string (f);
+    EXPECT_EQ (changed, 0) << gst_video_format_to_string (f);
+
+    const FaceRun plain = run_face_rgb ("cudafacedetect backend=cpu draw=false", rgb, f);
+    EXPECT_EQ (compare (plain.out, orig).differing, 0);
+    EXPECT_EQ (plain.metas.size (), 1u);
+  }
+  const cv::Mat gray = to_gray (rgb);
+  const FaceRun g = run_face_gray ("cudafacedetect backend=cpu draw=true", gray);
+  EXPECT_EQ (g.metas.size (), 1u);
+  EXPECT_EQ (compare (g.out, gray).differing, 0);
+}
+
+TEST (FaceDetectCpu, MessagesListTheFaces)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat rgb = load_rgb (data_path ("grace_hopper.jpg"));
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_RGBA);
+  GST_BUFFER_PTS (in) = 3 * GST_SECOND;
+  GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+  const FaceRun r = run_face ("cudafacedetect backend=cpu", caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows),
+      caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows), in);
+  ASSERT_EQ (r.messages, 1);
+  EXPECT_TRUE (r.msg_timing);
+  EXPECT_EQ (r.msg_timestamp, 3 * GST_SECOND);
+  EXPECT_TRUE (same_rects (r.msg_faces, r.metas)) << rects_str (r.msg_faces) << " vs " << rects_str (r.metas);
+  EXPECT_EQ (r.msg_faces.size (), 1u);
+
+  /* a frame without faces still gets its (empty) message */
+  const FaceRun none = run_face_rgb ("cudafacedetect backend=cpu", load_rgb (data_path ("iceblock.jpg")),
+      GST_VIDEO_FORMAT_RGBA);
+  EXPECT_EQ (none.messages, 1);
+  EXPECT_TRUE (none.msg_faces.empty ());
+
+  const FaceRun quiet = run_face_rgb ("cudafacedetect backend=cpu post-messages=false", rgb, GST_VIDEO_FORMAT_RGBA);
+  EXPECT_EQ (quiet.messages, 0);
+  EXPECT_EQ (quiet.metas.size (), 1u);
+}
+
+/* Faces from upstream are replaced, other regions are kept. */
+TEST (FaceDetectCpu, UpstreamFaceMetasAreReplaced)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_RGBA);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 1, 2, 3, 4);
+  gst_buffer_add_video_region_of_interest_meta (in, "person", 5, 6, 7, 8);
+  const FaceRun r = run_face ("cudafacedetect backend=cpu", caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows),
+      caps_string (GST_VIDEO_FORMAT_RGBA, rgb.cols, rgb.rows), in);
+  ASSERT_TRUE (r.ok);
+  ASSERT_EQ (r.metas.size (), 1u) << rects_str (r.metas);
+  EXPECT_NE (r.metas[0], cv::Rect (1, 2, 3, 4));
+  EXPECT_EQ (r.other_metas, 1);
+}
+
+TEST (FaceDetectCpu, FramesSmallerThanTheWindow)
+{
+  REQUIRE_CASCADES ();
+  for (int s : { 1, 2, 23, 24, 25 }) {
+    const cv::Mat rgb = random_rgb (s, s + 1, s);
+    const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu", rgb, GST_VIDEO_FORMAT_RGBx);
+    ASSERT_TRUE (r.ok) << s;
+    EXPECT_TRUE (r.metas.empty ());
+  }
+}
+
+TEST (FaceDetectCpu, Properties)
+{
+  GstElement *e = gst_element_factory_make ("cudafacedetect", nullptr);
+  ASSERT_NE (e, nullptr);
+  gchar *cascade = nullptr;
+  gdouble scale = 0;
+  gint neighbors = -1, min = -1, max = -1;
+  gboolean draw = FALSE, post = FALSE;
+  g_object_get (e, "cascade", &cascade, "scale-factor", &scale, "min-neighbors", &neighbors, "min-size", &min,
+      "max-size", &max, "draw", &draw, "post-messages", &post, nullptr);
+  EXPECT_STREQ (cascade, "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml");
+  EXPECT_DOUBLE_EQ (scale, 1.1);
+  EXPECT_EQ (neighbors, 3);
+  EXPECT_EQ (min, 0);
+  EXPECT_EQ (max, 0);
+  EXPECT_TRUE (draw);
+  EXPECT_TRUE (post);
+  g_free (cascade);
+  g_object_set (e, "min-size", 40, "max-size", 200, "scale-factor", 1.25, nullptr);
+  g_object_get (e, "min-size", &min, "max-size", &max, "scale-factor", &scale, nullptr);
+  EXPECT_EQ (min, 40);
+  EXPECT_EQ (max, 200);
+  EXPECT_DOUBLE_EQ (scale, 1.25);
+  gst_object_unref (e);
+}
+
+namespace {
+
+BusResult
+run_with_cascade (const std::string & path, const char *backend = "cpu")
+{
+  return run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+                       "cudafacedetect backend=" + std::string (backend) + " cascade=\"" + path + "\" ! fakesink");
+}
+
+}  // namespace
+
+/* Every bad cascade: a clear RESOURCE error naming the file and the
+ * problem, never a crash. */
+TEST (FaceDetectCpu, BadCascadesAreClearErrors)
+{
+  REQUIRE_CASCADES ();
+  const std::string good = read_text (haar_path (kDefaultCascade));
+  TempFile empty ("empty.xml", "");
+  TempFile truncated ("truncated.xml", good.substr (0, good.size () / 2));
+  TempFile garbage ("garbage.xml", std::string ("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) + std::string (500, '\x7f'));
+  TempFile wrong_node ("wrongnode.xml", [&] {
+    std::string s = good;
+    const std::string from = "0 -1 0 -3.1511999666690826e-02";
+    s.replace (s.find (from), from.size (), "0 -1 99999 -3.1511999666690826e-02");
+    return s;
+  }());
+  struct Case {
+    std::string path;
+    const char *problem;
+  };
+  const Case cases[] = {
+    { "/nonexistent/faces.xml", "no such file" },
+    { empty.path, "empty" },
+    { truncated.path, "end of file" },
+    { garbage.path, "malformed XML" },
+    { wrong_node.path, "feature index 99999 is out of range" },
+    { std::filesystem::temp_directory_path ().string (), "directory" },
+    { "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml", "LBP" },
+    { haar_path ("haarcascade_smile.xml"), "tilted" },
+    { haar_path ("haarcascade_licence_plate_rus_16stages.xml"), "old Haar format" },
+  };
+  for (const Case & k : cases) {
+    if (k.path.rfind ("/usr/", 0) == 0 && !std::filesystem::exists (k.path))
+      continue;
+    const BusResult r = run_with_cascade (k.path);
+    EXPECT_FALSE (r.eos) << k.path;
+    ASSERT_FALSE (r.errors.empty ()) << k.path;
+    EXPECT_TRUE (r.has_error_containing (k.path)) << r.errors[0];
+    EXPECT_TRUE (r.has_error_containing (k.problem)) << "expected '" << k.problem << "' in " << r.errors[0];
+    EXPECT_EQ (r.error_domains[0], GST_RESOURCE_ERROR) << r.errors[0];
+  }
+  /* and with backend=auto (the GPU path's start) the same */
+  const BusResult r = run_with_cascade (empty.path, "auto");
+  ASSERT_FALSE (r.errors.empty ());
+  EXPECT_TRUE (r.has_error_containing ("empty")) << r.errors[0];
+}
+
+TEST (FaceDetectCpu, RunsInAPipeline)
+{
+  REQUIRE_CASCADES ();
+  const BusResult r = run_pipeline ("filesrc location=" + data_path ("astronaut.png") +
+      " ! pngdec ! videoconvert ! video/x-raw,format=BGRx ! cudafacedetect backend=cpu ! videoconvert ! fakesink");
+  EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
+  const BusResult n = run_pipeline ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12 ! cudafacedetect backend=cpu ! "
+                                    "fakesink");
+  EXPECT_FALSE (n.eos);
+}

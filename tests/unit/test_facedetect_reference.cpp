@@ -17,11 +17,12 @@
 #include "../../cuda/haar_eval.h"
 
 #include <gtest/gtest.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
 #include <algorithm>
+#include "../common/test_util.h"
+
 #include <filesystem>
 #include <random>
 
@@ -31,14 +32,11 @@ namespace {
 
 const std::string kHaarDir = "/usr/share/opencv4/haarcascades/";
 
+/* Decoded through GStreamer (cvtest::load_rgb): no imgcodecs needed. */
 cv::Mat
 load_gray (const std::string & name)
 {
-  cv::Mat bgr = cv::imread (std::string (CUDAVISION_TEST_DATA) + "/" + name, cv::IMREAD_COLOR), g;
-  if (bgr.empty ())
-    throw std::runtime_error ("cannot read " + name);
-  cv::cvtColor (bgr, g, cv::COLOR_BGR2GRAY);
-  return g;
+  return cvtest::to_gray (cvtest::load_rgb (cvtest::data_path (name)));
 }
 
 /* The rows kernel's pixel: two taps, the horizontal then the vertical pass. */

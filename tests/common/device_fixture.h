@@ -35,11 +35,8 @@ protected:
     const size_t pitch = cudavision::aligned_pitch (row);
     EXPECT_TRUE (buf.allocate (pitch * m.rows).ok ());
     EXPECT_EQ (cudaMemcpy2D (buf.get (), pitch, m.data, m.step, row, m.rows, cudaMemcpyHostToDevice), cudaSuccess);
-    /* From pageable memory cudaMemcpy may return before the DMA lands, and
-     * the tests' non-blocking streams do not wait for the legacy default
-     * stream it used: wait here. */
-    EXPECT_EQ (cudaStreamSynchronize (0), cudaSuccess);
-    /* our stream does not wait for the legacy default stream */
+    /* from pageable memory the copy may return before the DMA lands, and
+     * our non-blocking stream does not wait for the legacy default stream */
     EXPECT_EQ (cudaDeviceSynchronize (), cudaSuccess);
     return { buf.as<const uint8_t> (), pitch, m.cols, m.rows };
   }

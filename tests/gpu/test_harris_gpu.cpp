@@ -5,6 +5,7 @@
  * chessboard; sizes from 1x1 to 1080p; every block-sizing mode giving
  * identical results; drawing, messages and device-memory output.
  * Skips (exit 77) without a CUDA device. */
+#include "../common/device_fixture.h"
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
 
@@ -25,45 +26,11 @@ using cudavision::CornerParams;
 
 namespace {
 
-/* The device of the direct tests, with the policies of every mode. */
-class HarrisDevice : public ::testing::Test {
+/* The device of the direct tests (tests/common/device_fixture.h), with the
+ * corner helpers. */
+class HarrisDevice : public DeviceTest {
 protected:
-  void SetUp () override
-  {
-    ASSERT_EQ (cudaSetDevice (0), cudaSuccess);
-    ASSERT_TRUE (cudavision::query_current_device (&dev).ok ());
-    ASSERT_TRUE (stream.create ().ok ());
-  }
-  cudavision::LaunchPolicy policy (cudavision::BlockSizing mode = cudavision::BlockSizing::Static,
-      cudavision::BlockShape user = {}) const
-  {
-    return cudavision::LaunchPolicy (dev, mode, user);
-  }
-
-  /* A host Mat (8-bit, 1 or 4 channels) in a pitched device buffer. */
-  cudavision::ConstImage8 upload (const cv::Mat & m, cudavision::DeviceBuffer & buf)
-  {
-    const size_t row = m.cols * m.elemSize ();
-    const size_t pitch = cudavision::aligned_pitch (row);
-    EXPECT_TRUE (buf.allocate (pitch * m.rows).ok ());
-    EXPECT_EQ (cudaMemcpy2D (buf.get (), pitch, m.data, m.step, row, m.rows, cudaMemcpyHostToDevice), cudaSuccess);
-    /* From pageable memory cudaMemcpy may return before the DMA lands, and
-     * the tests' non-blocking streams do not wait for the legacy default
-     * stream it used: wait here. */
-    EXPECT_EQ (cudaStreamSynchronize (0), cudaSuccess);
-    /* our stream does not wait for the legacy default stream */
-    EXPECT_EQ (cudaDeviceSynchronize (), cudaSuccess);
-    return { buf.as<const uint8_t> (), pitch, m.cols, m.rows };
-  }
-
-  cv::Mat download_float (cudavision::ImageF img)
-  {
-    cv::Mat m (img.height, img.width, CV_32F);
-    EXPECT_EQ (cudaMemcpy2D (m.data, m.step, img.data, img.pitch, img.width * sizeof (float), img.height,
-                   cudaMemcpyDeviceToHost),
-        cudaSuccess);
-    return m;
-  }
+  cv::Mat download_float (cudavision::ImageF img) { return download (img, CV_32F); }
 
   /* corner_response on device buffers; `max_out` gets the reduced maximum. */
   cv::Mat response (const cudavision::CornerInput & in, const CornerParams & p, const cudavision::LaunchPolicy & pol,

@@ -42,6 +42,8 @@
  */
 #include "gstcudaotsu.h"
 
+#include "gstcvframemessage.h"
+
 #include "../cpu/otsu_cpu.h"
 #include "../cuda/cuda_raii.h"
 #include "../cuda/gray.h"
@@ -199,19 +201,9 @@ gst_cuda_otsu_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * 
 static void
 post_threshold (GstCudaOtsu * self, GstBuffer * inbuf, guint threshold)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  const GstClockTime ts = GST_BUFFER_PTS (inbuf);
-  GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time = GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (self);
-  if (GST_CLOCK_TIME_IS_VALID (ts) && trans->segment.format == GST_FORMAT_TIME) {
-    stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
-    running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
-  }
-  GST_OBJECT_UNLOCK (self);
-  GstStructure *s = gst_structure_new ("cudaotsu", "threshold", G_TYPE_UINT, threshold, "timestamp", G_TYPE_UINT64,
-      (guint64) ts, "stream-time", G_TYPE_UINT64, (guint64) stream_time, "running-time", G_TYPE_UINT64,
-      (guint64) running_time, "duration", G_TYPE_UINT64, (guint64) GST_BUFFER_DURATION (inbuf), nullptr);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  GstStructure *s = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "cudaotsu", inbuf);
+  gst_structure_set (s, "threshold", G_TYPE_UINT, threshold, nullptr);
+  gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), s);
 }
 
 /* The base class's transform does the frame; the threshold is reported

@@ -1,7 +1,7 @@
 /* cudavision — element messages about one frame.
  *
- * Elements that report per-frame results on the bus (cudaharris; cudaotsu
- * builds the same fields by hand) start the message structure here so the
+ * Elements that report per-frame results on the bus (cudaotsu,
+ * cudaharris, cudaflow, cudafacedetect) start the message structure here so the
  * timing fields are the same everywhere: the input buffer's `timestamp`
  * (PTS), `stream-time` and `running-time` (from the element's TIME segment)
  * and `duration`, all guint64, GST_CLOCK_TIME_NONE when unknown. */

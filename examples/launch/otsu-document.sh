@@ -9,7 +9,7 @@
 #
 # cudaotsu posts the threshold it chose on the bus (gst-launch -m prints bus
 # messages; the script shows the cudaotsu one):
-#   cudaotsu, threshold=(uint)97, timestamp=(guint64)0, ...
+#   cudaotsu, timestamp=(guint64)0, ..., threshold=(uint)97;
 # The threshold is global, one per frame, as cv::threshold (THRESH_OTSU)
 # computes it: the unevenly lit corner of sudoku.png goes partly black,
 # which is what Otsu's method does with uneven light.
@@ -29,5 +29,6 @@ log=$(cv_run -m filesrc "location=$input" ! decodebin ! videoconvert ! cudagray 
   echo "$log" >&2
   exit 1
 }
-echo "$log" | grep -o 'cudaotsu, threshold=(uint)[0-9]*' | sed 's/.*)/Otsu threshold: /'
+# The field, not its place in the structure: the timing fields come first.
+echo "$log" | sed -n 's/.*cudaotsu, .*threshold=(uint)\([0-9]*\).*/Otsu threshold: \1/p'
 echo "wrote $OUT/$name.png"

@@ -46,6 +46,7 @@
 #include "gstcvflowmeta.h"
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
+#include "gstcvlumainput.h"
 
 #include "../cpu/flow_cpu.h"
 #include "../cpu/gray_cpu.h"
@@ -152,9 +153,7 @@ struct _GstCudaFlow {
   GstCvBaseFilter parent;
   FlowSettings *settings; /* properties, under the object lock */
   FlowState *state;       /* streaming thread only */
-  bool gray_in;           /* GRAY8 input, else a 4-byte RGB layout */
-  cudavision::PackedRgb layout;
-  int in_bpp;
+  GstCvLumaInput luma;    /* GRAY8 or a packed RGB layout */
 };
 
 G_DEFINE_TYPE (GstCudaFlow, gst_cuda_flow, GST_TYPE_CV_BASE_FILTER);
@@ -232,9 +231,7 @@ gst_cuda_flow_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const G
     GST_ERROR_OBJECT (self, "output=flow-color gives RGBA, not %s", GST_VIDEO_INFO_NAME (out));
     return FALSE;
   }
-  self->gray_in = GST_VIDEO_INFO_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
-  self->in_bpp = self->gray_in ? 1 : 4;
-  if (!self->gray_in && !gst_cv_packed_rgb_layout (GST_VIDEO_INFO_FORMAT (in), &self->layout)) {
+  if (!gst_cv_luma_input_set (&self->luma, in)) {
     GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
     return FALSE;
   }
@@ -306,14 +303,14 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
-  const cudavision::CornerInput input { src, self->gray_in, self->layout };
+  const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   const bool dense = s.mode == GST_CUDA_FLOW_MODE_DENSE;
   const bool color = s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR;
 
   /* The frame first: the copy overlaps the pyramid on the same stream. */
   GstFlowReturn ret = GST_FLOW_OK;
   if (!color)
-    ret = gst_cv_base_filter_check (base, cudavision::copy_plane (src, dst, src.width * self->in_bpp, stream),
+    ret = gst_cv_base_filter_check (base, cudavision::copy_plane (src, dst, src.width * self->luma.bpp, stream),
         "frame copy");
   if (ret == GST_FLOW_OK)
     ret = gst_cv_base_filter_check (base, st.session.push_frame (input, s.lk, policy, stream), "pyramid");
@@ -332,7 +329,7 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     ret = gst_cv_base_filter_check (base, st.session.color (s.grid_step, (float) s.max_flow, dst, policy, stream),
         "flow colours");
   else if (ret == GST_FLOW_OK && s.draw)
-    ret = gst_cv_base_filter_check (base, st.session.draw (dst, self->gray_in, self->layout, !dense, policy, stream),
+    ret = gst_cv_base_filter_check (base, st.session.draw (dst, self->luma.gray, self->luma.layout, !dense, policy, stream),
         "flow drawing");
   if (ret != GST_FLOW_OK || dense || !need_detection (st, s, tracked_frame))
     return ret;
@@ -367,10 +364,10 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     /* this frame's luma, kept as the next frame's previous one */
     st.cpu_cur.resize ((size_t) w * h);
     const cudavision::Image8 cur { st.cpu_cur.data (), (size_t) w, w, h };
-    if (self->gray_in)
+    if (self->luma.gray)
       cudavision::cpu::copy_plane (src, cur);
     else
-      cudavision::cpu::rgb_to_gray (src, self->layout, cur);
+      cudavision::cpu::rgb_to_gray (src, self->luma.layout, cur);
     const cudavision::ConstImage8 cur_c { cur.data, cur.pitch, w, h };
     const cudavision::ConstImage8 prev_c { st.cpu_prev.data (), (size_t) w, w, h };
 
@@ -387,11 +384,9 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     if (s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR) {
       cudavision::cpu::flow_color (st.results, s.grid_step, (float) s.max_flow, dst);
     } else {
-      /* copy_plane copies `width` bytes a row: widen the views to bytes */
-      cudavision::cpu::copy_plane ({ src.data, src.pitch, w * self->in_bpp, h },
-          { dst.data, dst.pitch, w * self->in_bpp, h });
+      gst_cv_luma_input_copy_cpu (self->luma, src, dst);
       if (s.draw)
-        cudavision::cpu::draw_flow (dst, self->gray_in, self->layout, st.results, !dense);
+        cudavision::cpu::draw_flow (dst, self->luma.gray, self->luma.layout, st.results, !dense);
     }
 
     if (!dense) {
@@ -686,7 +681,5 @@ gst_cuda_flow_init (GstCudaFlow * self)
 {
   self->settings = new FlowSettings ();
   self->state = new FlowState ();
-  self->gray_in = true;
-  self->layout = cudavision::PackedRgb::RGBA;
-  self->in_bpp = 1;
+  self->luma = GstCvLumaInput ();
 }

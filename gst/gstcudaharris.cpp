@@ -36,8 +36,8 @@
 
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
+#include "gstcvlumainput.h"
 
-#include "../cpu/gray_cpu.h"
 #include "../cpu/harris_cpu.h"
 #include "../cuda/gray.h"
 #include "../cuda/harris.h"
@@ -86,9 +86,7 @@ struct HarrisSettings {
 struct _GstCudaHarris {
   GstCvBaseFilter parent;
   HarrisSettings *settings;          /* properties, under the object lock */
-  bool gray_in;                      /* GRAY8 input, else a 4-byte RGB layout */
-  cudavision::PackedRgb layout;
-  int in_bpp;
+  GstCvLumaInput luma;                /* GRAY8 or a packed RGB layout */
   cudavision::CornerDetector *detector;    /* GPU scratch, freed in release_device */
   std::vector<cudavision::Corner> *corners; /* this frame's, for the meta */
   std::vector<uint8_t> *cpu_gray;          /* CPU backend: the luma of colour frames */
@@ -150,9 +148,7 @@ static gboolean
 gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
-  self->gray_in = GST_VIDEO_INFO_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
-  self->in_bpp = self->gray_in ? 1 : 4;
-  if (!self->gray_in && !gst_cv_packed_rgb_layout (GST_VIDEO_INFO_FORMAT (in), &self->layout)) {
+  if (!gst_cv_luma_input_set (&self->luma, in)) {
     GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
     return FALSE;
   }
@@ -175,11 +171,11 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   /* The frame first: the copy overlaps the detection on the same stream. */
   if (!response) {
     GstFlowReturn ret = gst_cv_base_filter_check (base,
-        cudavision::copy_plane (src, dst, src.width * self->in_bpp, stream), "frame copy");
+        cudavision::copy_plane (src, dst, src.width * self->luma.bpp, stream), "frame copy");
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  const cudavision::CornerInput input { src, self->gray_in, self->layout };
+  const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   GstFlowReturn ret = gst_cv_base_filter_check (base,
       self->detector->detect (input, s.detect, policy, stream, self->corners), "corner detection");
   if (ret == GST_FLOW_OK && response)
@@ -187,7 +183,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
         "response normalization");
   if (ret == GST_FLOW_OK && s.draw)
     ret = gst_cv_base_filter_check (base,
-        self->detector->draw (dst, response || self->gray_in, self->layout, *self->corners, policy, stream),
+        self->detector->draw (dst, response || self->luma.gray, self->luma.layout, *self->corners, policy, stream),
         "corner drawing");
   GST_LOG_OBJECT (self, "%zu candidates, %zu corners", self->detector->candidate_count (), self->corners->size ());
   return ret;
@@ -202,23 +198,15 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
   try {
-    cudavision::ConstImage8 gray = src;
-    if (!self->gray_in) {
-      self->cpu_gray->resize ((size_t) src.width * src.height);
-      cudavision::Image8 g { self->cpu_gray->data (), (size_t) src.width, src.width, src.height };
-      cudavision::cpu::rgb_to_gray (src, self->layout, g);
-      gray = { g.data, g.pitch, g.width, g.height };
-    }
+    const cudavision::ConstImage8 gray = gst_cv_luma_cpu (self->luma, src, self->cpu_gray);
     *self->corners = cudavision::cpu::good_features (gray, s.detect);
     if (response) {
       cudavision::cpu::normalized_response (gray, s.detect.corner, dst);
     } else {
-      /* copy_plane copies `width` bytes a row: widen the views to bytes */
-      cudavision::cpu::copy_plane ({ src.data, src.pitch, src.width * self->in_bpp, src.height },
-          { dst.data, dst.pitch, dst.width * self->in_bpp, dst.height });
+      gst_cv_luma_input_copy_cpu (self->luma, src, dst);
     }
     if (s.draw)
-      cudavision::cpu::draw_corners (dst, response || self->gray_in, self->layout, *self->corners);
+      cudavision::cpu::draw_corners (dst, response || self->luma.gray, self->luma.layout, *self->corners);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
@@ -463,7 +451,5 @@ gst_cuda_harris_init (GstCudaHarris * self)
   self->detector = new cudavision::CornerDetector ();
   self->corners = new std::vector<cudavision::Corner> ();
   self->cpu_gray = new std::vector<uint8_t> ();
-  self->gray_in = true;
-  self->layout = cudavision::PackedRgb::RGBA;
-  self->in_bpp = 1;
+  self->luma = GstCvLumaInput ();
 }

@@ -1,6 +1,7 @@
 /* cudavision — elements that analyse the luma of GRAY8 or packed RGB
- * frames and pass the frame itself on (cudafacedetect): the negotiated
- * layout, and the luma on either backend, bit-exact to cv::cvtColor. */
+ * frames and pass the frame itself on (cudaharris, cudaflow,
+ * cudafacedetect): the negotiated layout, and the luma on either backend,
+ * bit-exact to cv::cvtColor. */
 #pragma once
 
 #include "gstcvbasefilter.h"

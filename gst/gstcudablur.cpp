@@ -236,8 +236,6 @@ gst_cuda_blur_class_init (GstCudaBlurClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_blur_set_property;
   gobject_class->get_property = gst_cuda_blur_get_property;
@@ -246,14 +244,14 @@ gst_cuda_blur_class_init (GstCudaBlurClass * klass)
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation of the Gaussian, in pixels (horizontal; vertical too when sigma-y is 0)",
-          G_MINDOUBLE, MAX_SIGMA, DEFAULT_SIGMA, rw_playing));
+          G_MINDOUBLE, MAX_SIGMA, DEFAULT_SIGMA, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_SIGMA_Y,
       g_param_spec_double ("sigma-y", "Sigma Y", "Vertical standard deviation (0 = same as sigma)", 0.0,
-          MAX_SIGMA, DEFAULT_SIGMA_Y, rw_playing));
+          MAX_SIGMA, DEFAULT_SIGMA_Y, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_KERNEL_SIZE,
       g_param_spec_int ("kernel-size", "Kernel size",
           "Kernel width and height: odd, 3 to 31 (0 = derived from sigma as OpenCV does, at most 31)", 0,
-          cudavision::kBlurMaxKsize, DEFAULT_KERNEL_SIZE, rw_playing));
+          cudavision::kBlurMaxKsize, DEFAULT_KERNEL_SIZE, GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA Gaussian blur", "Filter/Effect/Video/Hardware",
       "Gaussian smoothing on an NVIDIA GPU, bit-exact to OpenCV's GaussianBlur", "cudavision developers");

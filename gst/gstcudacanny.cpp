@@ -259,8 +259,6 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_canny_set_property;
   gobject_class->get_property = gst_cuda_canny_get_property;
@@ -270,27 +268,27 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
       g_param_spec_double ("low-threshold", "Low threshold",
           "Gradient magnitude above which a local maximum may extend an edge (cv::Canny's threshold1; "
           "swapped with high-threshold when larger)",
-          0.0, MAX_THRESHOLD, DEFAULT_LOW_THRESHOLD, rw_playing));
+          0.0, MAX_THRESHOLD, DEFAULT_LOW_THRESHOLD, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_HIGH_THRESHOLD,
       g_param_spec_double ("high-threshold", "High threshold",
           "Gradient magnitude above which a local maximum starts an edge (cv::Canny's threshold2)", 0.0,
-          MAX_THRESHOLD, DEFAULT_HIGH_THRESHOLD, rw_playing));
+          MAX_THRESHOLD, DEFAULT_HIGH_THRESHOLD, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_APERTURE,
       g_param_spec_int ("aperture", "Aperture", "Sobel aperture (cv::Canny's apertureSize): 3, 5 or 7", 3, 7,
-          DEFAULT_APERTURE, rw_playing));
+          DEFAULT_APERTURE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_L2_GRADIENT,
       g_param_spec_boolean ("l2-gradient", "L2 gradient",
           "Magnitude sqrt (dx^2 + dy^2) instead of |dx| + |dy| (cv::Canny's L2gradient)", DEFAULT_L2_GRADIENT,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_AUTO_THRESHOLD,
       g_param_spec_enum ("auto-threshold", "Automatic thresholds",
           "Derive the thresholds from each frame (high = Otsu threshold or median, low = high / 2)",
-          GST_TYPE_CUDA_CANNY_AUTO_THRESHOLD, DEFAULT_AUTO_THRESHOLD, rw_playing));
+          GST_TYPE_CUDA_CANNY_AUTO_THRESHOLD, DEFAULT_AUTO_THRESHOLD, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BLUR_SIGMA,
       g_param_spec_double ("blur-sigma", "Blur sigma",
           "Gaussian pre-blur as cv::GaussianBlur with this sigma and OpenCV's kernel size for it (at most 31 taps); "
           "0 = none, like cv::Canny",
-          0.0, MAX_BLUR_SIGMA, DEFAULT_BLUR_SIGMA, rw_playing));
+          0.0, MAX_BLUR_SIGMA, DEFAULT_BLUR_SIGMA, GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA Canny edge detector", "Filter/Effect/Video/Hardware",
       "Canny edges of GRAY8 video on an NVIDIA GPU, as OpenCV's Canny finds them", "cudavision developers");

@@ -338,9 +338,6 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_cuda_face_detect_set_property;
   gobject_class->get_property = gst_cuda_face_detect_get_property;
@@ -349,28 +346,29 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
   g_object_class_install_property (gobject_class, PROP_CASCADE,
       g_param_spec_string ("cascade", "Cascade",
           "OpenCV Haar cascade XML file (current format, upright HAAR features), loaded when the element starts",
-          DEFAULT_CASCADE, rw_ready));
+          DEFAULT_CASCADE, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
       g_param_spec_double ("scale-factor", "Scale factor",
           "Factor between successive pyramid levels (OpenCV's scaleFactor)", 1.001, 100.0, DEFAULT_SCALE_FACTOR,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
       g_param_spec_int ("min-neighbors", "Minimum neighbors",
           "A face needs more than this many raw detections around it (OpenCV's minNeighbors; 0 = every raw "
           "window, ungrouped)",
-          0, G_MAXINT, DEFAULT_MIN_NEIGHBORS, rw_playing));
+          0, G_MAXINT, DEFAULT_MIN_NEIGHBORS, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_SIZE,
       g_param_spec_int ("min-size", "Minimum size", "Smallest face searched, in pixels (0 = the cascade's window)", 0,
-          G_MAXINT, 0, rw_playing));
+          G_MAXINT, 0, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_SIZE,
       g_param_spec_int ("max-size", "Maximum size", "Largest face searched, in pixels (0 = the frame)", 0, G_MAXINT,
-          0, rw_playing));
+          0, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw", "Box the faces in green on colour frames (GRAY8 frames are left as is)",
-          DEFAULT_DRAW, rw_playing));
+          DEFAULT_DRAW, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES, rw_playing));
+          "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES,
+          GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA face detection", "Filter/Analyzer/Video/Hardware",
       "Viola-Jones face detection with OpenCV Haar cascades on an NVIDIA GPU, as cv::CascadeClassifier finds them",

@@ -593,9 +593,6 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_cuda_flow_set_property;
   gobject_class->get_property = gst_cuda_flow_get_property;
@@ -603,60 +600,60 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "Sparse corners or a dense grid", GST_TYPE_CUDA_FLOW_MODE, DEFAULT_MODE,
-          rw_ready));
+          GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_FLOW_OUTPUT,
-          DEFAULT_OUTPUT, rw_ready));
+          DEFAULT_OUTPUT, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_CORNERS,
       g_param_spec_int ("max-corners", "Maximum corners",
           "Sparse: track at most the N strongest Shi-Tomasi corners (0 = no limit)", 0, G_MAXINT,
-          DEFAULT_MAX_CORNERS, rw_playing));
+          DEFAULT_MAX_CORNERS, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_QUALITY_LEVEL,
       g_param_spec_double ("quality-level", "Quality level",
           "Sparse: corners keep responses above quality-level x the frame maximum", 1e-6, 1.0,
-          DEFAULT_QUALITY_LEVEL, rw_playing));
+          DEFAULT_QUALITY_LEVEL, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_DISTANCE,
       g_param_spec_double ("min-distance", "Minimum distance",
           "Sparse: minimum Euclidean distance between detected corners in pixels", 0.0, 16384.0,
-          DEFAULT_MIN_DISTANCE, rw_playing));
+          DEFAULT_MIN_DISTANCE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_REDETECT_INTERVAL,
       g_param_spec_int ("redetect-interval", "Redetect interval",
           "Sparse: find new corners every N frames (0 = only when fewer than half are still tracked)", 0, G_MAXINT,
-          DEFAULT_REDETECT_INTERVAL, rw_playing));
+          DEFAULT_REDETECT_INTERVAL, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_GRID_STEP,
       g_param_spec_int ("grid-step", "Grid step", "Dense: one point every N pixels in x and y", 1, 256,
-          DEFAULT_GRID_STEP, rw_playing));
+          DEFAULT_GRID_STEP, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_WINDOW_SIZE,
       g_param_spec_int ("window-size", "Window size", "Lucas-Kanade window in pixels (square; OpenCV's winSize)",
-          cudavision::kFlowMinWindow, cudavision::kFlowMaxWindow, 21, rw_playing));
+          cudavision::kFlowMinWindow, cudavision::kFlowMaxWindow, 21, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_LEVEL,
       g_param_spec_int ("max-level", "Maximum level",
           "Highest pyramid level (0 = no pyramid; OpenCV's maxLevel, lowered while a level would not exceed the "
           "window)",
-          0, cudavision::kFlowMaxLevel, 3, rw_playing));
+          0, cudavision::kFlowMaxLevel, 3, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ITERATIONS,
       g_param_spec_int ("iterations", "Iterations", "At most this many steps per level (TermCriteria maxCount)", 0,
-          100, 30, rw_playing));
+          100, 30, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_EPSILON,
       g_param_spec_double ("epsilon", "Epsilon", "Stop when a step is shorter than this, in pixels (TermCriteria epsilon)",
-          0.0, 10.0, 0.01, rw_playing));
+          0.0, 10.0, 0.01, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_EIG_THRESHOLD,
       g_param_spec_double ("min-eig-threshold", "Minimum eigenvalue threshold",
           "Lose a point whose window's gradient matrix has a smaller normalized minimum eigenvalue "
           "(OpenCV's minEigThreshold)",
-          0.0, G_MAXDOUBLE, 1e-4, rw_playing));
+          0.0, G_MAXDOUBLE, 1e-4, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_FLOW,
       g_param_spec_double ("max-flow", "Maximum flow",
           "output=flow-color: the displacement in pixels shown at full saturation", 1e-3, 16384.0, DEFAULT_MAX_FLOW,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw",
           "Draw the motion vectors (green lines, red crosses at the tracked points in sparse mode; white on GRAY8)",
-          FALSE, rw_playing));
+          FALSE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaflow\" element message per frame with the count, mean and median displacement", FALSE,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA optical flow", "Filter/Analyzer/Video/Hardware",
       "Pyramidal Lucas-Kanade optical flow on an NVIDIA GPU, as OpenCV's calcOpticalFlowPyrLK computes it",

@@ -383,9 +383,6 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  const GParamFlags rw_ready = (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_cuda_harris_set_property;
   gobject_class->get_property = gst_cuda_harris_get_property;
@@ -393,38 +390,40 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Corner response", GST_TYPE_CUDA_HARRIS_METHOD, DEFAULT_METHOD,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CORNER_BLOCK_SIZE,
       g_param_spec_int ("corner-block-size", "Corner block size",
           "Neighbourhood summed into the structure tensor, in pixels (OpenCV's blockSize; named so because "
           "block-size is the CUDA block shape)",
-          cudavision::kCornerMinBlock, cudavision::kCornerMaxBlock, DEFAULT_CORNER_BLOCK_SIZE, rw_playing));
+          cudavision::kCornerMinBlock, cudavision::kCornerMaxBlock, DEFAULT_CORNER_BLOCK_SIZE,
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_APERTURE,
       g_param_spec_int ("aperture", "Aperture", "Sobel aperture (OpenCV's ksize / gradientSize): 3, 5 or 7", 3, 7,
-          DEFAULT_APERTURE, rw_playing));
+          DEFAULT_APERTURE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_K,
-      g_param_spec_double ("k", "k", "Harris free parameter in det - k trace^2", 0.0, 1.0, DEFAULT_K, rw_playing));
+      g_param_spec_double ("k", "k", "Harris free parameter in det - k trace^2", 0.0, 1.0, DEFAULT_K,
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_QUALITY_LEVEL,
       g_param_spec_double ("quality-level", "Quality level",
           "Corners keep responses above quality-level x the frame maximum", 1e-6, 1.0, DEFAULT_QUALITY_LEVEL,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_DISTANCE,
       g_param_spec_double ("min-distance", "Minimum distance",
           "Minimum Euclidean distance between corners in pixels (below 1: no suppression beyond 3x3)", 0.0,
-          16384.0, DEFAULT_MIN_DISTANCE, rw_playing));
+          16384.0, DEFAULT_MIN_DISTANCE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_CORNERS,
       g_param_spec_int ("max-corners", "Maximum corners", "Keep at most the N strongest corners (0 = no limit)", 0,
-          G_MAXINT, DEFAULT_MAX_CORNERS, rw_playing));
+          G_MAXINT, DEFAULT_MAX_CORNERS, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_HARRIS_OUTPUT,
-          DEFAULT_OUTPUT, rw_ready));
+          DEFAULT_OUTPUT, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw", "Mark the corners on the output (red crosses; white on GRAY8)", FALSE,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaharris\" element message per frame with the count and the 50 strongest corners", FALSE,
-          rw_playing));
+          GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA Harris corners", "Filter/Analyzer/Video/Hardware",
       "Harris and Shi-Tomasi corners on an NVIDIA GPU, as OpenCV's goodFeaturesToTrack finds them",

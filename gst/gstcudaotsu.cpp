@@ -303,8 +303,6 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCvBaseFilterClass *cv_class = GST_CV_BASE_FILTER_CLASS (klass);
-  const GParamFlags rw_playing =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_otsu_set_property;
   gobject_class->get_property = gst_cuda_otsu_get_property;
@@ -312,20 +310,20 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "Binarize the frame, or pass it through and only report the threshold",
-          GST_TYPE_CUDA_OTSU_MODE, DEFAULT_MODE, rw_playing));
+          GST_TYPE_CUDA_OTSU_MODE, DEFAULT_MODE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_INVERT,
       g_param_spec_boolean ("invert", "Invert", "Output 0 above the threshold and 255 elsewhere",
-          DEFAULT_INVERT, rw_playing));
+          DEFAULT_INVERT, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a 'cudaotsu' element message with the threshold and timestamps of every frame "
           "(the streaming thread then waits for each frame's threshold)",
-          DEFAULT_POST_MESSAGES, rw_playing));
+          DEFAULT_POST_MESSAGES, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ATTACH_META,
       g_param_spec_boolean ("attach-meta", "Attach meta",
           "Attach a GstCudaOtsuMeta with the threshold to every output buffer "
           "(the streaming thread then waits for each frame's threshold)",
-          DEFAULT_ATTACH_META, rw_playing));
+          DEFAULT_ATTACH_META, GST_CV_PARAM_RW_PLAYING));
 
   gst_element_class_set_static_metadata (element_class, "CUDA Otsu threshold", "Filter/Effect/Video/Hardware",
       "Otsu binarization of GRAY8 video on an NVIDIA GPU, bit-exact to OpenCV's THRESH_OTSU",

@@ -968,8 +968,6 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags rw_ready =
-      (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
   gobject_class->set_property = gst_cv_base_filter_set_property;
   gobject_class->get_property = gst_cv_base_filter_get_property;
@@ -977,25 +975,25 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID", "CUDA device to use (-1 = any, or the shared context's)", -1,
-          G_MAXINT16, DEFAULT_DEVICE_ID, rw_ready));
+          G_MAXINT16, DEFAULT_DEVICE_ID, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend", "Where frames are processed", GST_TYPE_CV_BACKEND,
-          DEFAULT_BACKEND, rw_ready));
+          DEFAULT_BACKEND, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZING,
       g_param_spec_enum ("block-sizing", "Block sizing", "How CUDA block sizes are chosen",
-          GST_TYPE_CV_BLOCK_SIZING, DEFAULT_BLOCK_SIZING, rw_ready));
+          GST_TYPE_CV_BLOCK_SIZING, DEFAULT_BLOCK_SIZING, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
       g_param_spec_string ("block-size", "Block size",
           "Block shape for block-sizing=static, e.g. 32x8 or 256 (NULL = each kernel's default)", nullptr,
-          rw_ready));
+          GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_TUNING_TABLE,
       g_param_spec_string ("tuning-table", "Tuning table",
           "Table file for block-sizing=empirical-table and auto (NULL = $XDG_CACHE_HOME/cudavision/<gpu>.tsv)", nullptr,
-          rw_ready));
+          GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_SAVE_TUNING,
       g_param_spec_boolean ("save-tuning", "Save tuning",
           "block-sizing=auto: at stop, write the shapes it settled on into tuning-table (merged with its entries)",
-          FALSE, rw_ready));
+          FALSE, GST_CV_PARAM_RW_READY));
 
   element_class->set_context = gst_cv_base_filter_set_context;
 

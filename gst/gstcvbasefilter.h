@@ -30,6 +30,13 @@ class Stream;
 
 G_BEGIN_DECLS
 
+/* Flags of every element property: read-write, static strings, and the
+ * latest state in which a change takes effect (PLAYING: on the next frame;
+ * READY: it shapes negotiation or device state). */
+#define GST_CV_PARAM_RW_PLAYING \
+  ((GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING))
+#define GST_CV_PARAM_RW_READY ((GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY))
+
 #define GST_TYPE_CV_BASE_FILTER (gst_cv_base_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCvBaseFilter, gst_cv_base_filter, GST, CV_BASE_FILTER, GstBaseTransform)
 

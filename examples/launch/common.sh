@@ -50,14 +50,7 @@ case "$NUM_BUFFERS" in
 esac
 
 # The plugin from the build tree when it is not installed and no path is set.
-if [ -z "${GST_PLUGIN_PATH:-}" ]; then
-  for d in "$CV_ROOT"/build/gst "$CV_ROOT"/build-*/gst; do
-    if [ -e "$d/libgstcudavision.so" ]; then
-      export GST_PLUGIN_PATH="$d"
-      break
-    fi
-  done
-fi
+. "$CV_ROOT/tools/plugin-path.sh"
 
 # cv_have ELEMENT: true when the element exists. `gst-inspect-1.0 --exists`
 # alone also requires the plugin's version to be at least GStreamer's own

@@ -550,12 +550,17 @@ make_traits (const char *name, int C)
 /* The tile halo each kernel loads around its block's output tile, in
  * pixels (the model's tile-efficiency term, docs/BLOCK-SIZING.md): the row
  * pass reads halo_bytes (R pixels rounded up to 16 bytes) on each side of a
- * tile row, the column pass R rows above and below. */
+ * tile row, the column pass R rows above and below. Also each kernel's
+ * DRAM bytes per pixel (8-bit in and out, the intermediate 16 bits per
+ * channel) and its barriers per tile (load, [row pass,] column pass). */
 KernelTraits
 with_halo (KernelTraits t, int C, int R, bool rows, bool cols)
 {
   t.halo_x = rows ? (unsigned) (halo_bytes (C, R) / C) : 0;
   t.halo_y = cols ? (unsigned) R : 0;
+  t.load_bytes_per_item = (unsigned) C * (rows ? 1 : 2);
+  t.store_bytes_per_item = (unsigned) C * (cols ? 1 : 2);
+  t.barriers = rows && cols ? 3 : 2;
   return t;
 }
 

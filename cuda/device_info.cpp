@@ -39,6 +39,15 @@ query_current_device (DeviceDescription * out)
   out->smem_per_sm = p.sharedMemPerMultiprocessor;
   out->smem_per_block = p.sharedMemPerBlock;
   out->driver_version = driver;
+  /* Peak DRAM bandwidth for the model: the memory clock is an attribute
+   * (no longer a cudaDeviceProp field); double data rate. Left 0, and the
+   * model assumes a share, when the driver does not report it. */
+  int mem_khz = 0;
+  if (cudaDeviceGetAttribute (&mem_khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess && mem_khz > 0 &&
+      p.memoryBusWidth > 0)
+    out->dram_bandwidth_gbs = 2.0 * mem_khz * 1e3 * (p.memoryBusWidth / 8.0) / 1e9;
+  else
+    cudaGetLastError ();
   return {};
 }
 

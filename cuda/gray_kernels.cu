@@ -83,7 +83,7 @@ rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *
 }
 
 KernelTraits
-make_traits (const char *name)
+make_traits (const char *name, unsigned channels)
 {
   KernelTraits t;
   t.name = name;
@@ -91,6 +91,9 @@ make_traits (const char *name)
   t.two_d = true;
   t.items_per_thread_x = kPixelsPerThread;
   t.items_per_thread_y = kRowsPerThread;
+  /* A pixel: its packed RGB(A) bytes in, one gray byte out. */
+  t.load_bytes_per_item = channels;
+  t.store_bytes_per_item = 1;
   return t;
 }
 
@@ -121,14 +124,14 @@ launch (ConstImage8 src, Image8 dst, const LaunchPolicy & policy, cudaStream_t s
 const KernelTraits &
 gray_packed4_traits ()
 {
-  static const KernelTraits t = make_traits ("gray.packed4");
+  static const KernelTraits t = make_traits ("gray.packed4", 4);
   return t;
 }
 
 const KernelTraits &
 gray_packed3_traits ()
 {
-  static const KernelTraits t = make_traits ("gray.packed3");
+  static const KernelTraits t = make_traits ("gray.packed3", 3);
   return t;
 }
 

@@ -219,7 +219,8 @@ corner_draw_kernel (const float2 *__restrict__ pts, int n, uint8_t *frame, size_
 }
 
 KernelTraits
-make_traits (const char *name, BlockShape shape, bool two_d, unsigned ipt_y, bool fixed)
+make_traits (const char *name, BlockShape shape, bool two_d, unsigned ipt_y, bool fixed, unsigned load_bytes = 4,
+    unsigned store_bytes = 4)
 {
   KernelTraits t;
   t.name = name;
@@ -227,6 +228,8 @@ make_traits (const char *name, BlockShape shape, bool two_d, unsigned ipt_y, boo
   t.two_d = two_d;
   t.items_per_thread_y = ipt_y;
   t.fixed_block = fixed;
+  t.load_bytes_per_item = load_bytes;
+  t.store_bytes_per_item = store_bytes;
   return t;
 }
 
@@ -268,14 +271,17 @@ corner_response_traits ()
 const KernelTraits &
 corner_candidates_traits ()
 {
-  static const KernelTraits t = make_traits ("harris.candidates", { 32, 8 }, true, 1, false);
+  /* A float response in (its 3x3 neighbours are the next threads' items,
+   * cache hits); a key out only for the rare candidate. */
+  static const KernelTraits t = make_traits ("harris.candidates", { 32, 8 }, true, 1, false, 4, 0);
   return t;
 }
 
 const KernelTraits &
 corner_normalize_traits ()
 {
-  static const KernelTraits t = make_traits ("harris.normalize", { 32, 8 }, true, 1, false);
+  /* A float response in, a byte out. */
+  static const KernelTraits t = make_traits ("harris.normalize", { 32, 8 }, true, 1, false, 4, 1);
   return t;
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <sstream>
 
 namespace cudavision {
@@ -214,28 +215,94 @@ is_pow2_warp (unsigned x, long warp)
 /* Estimated times within this fraction of the best are a tie. */
 constexpr double kTimeTolerance = 0.02;
 
+/* A halo column item's cost relative to a tile item (halo_cost). */
+constexpr double kHaloColumnWeight = 0.5;
+
+/* What each warp of a block adds to its time, per point where the block
+ * waits for its slowest warp (its end, and each barrier): sync_cost.
+ * Fitted on the first H100 run (docs/BLOCK-SIZING.md). */
+constexpr double kSyncCostPerWarp = 0.006;
+
+/* DRAM bandwidth per SM when the description has none: an H100's share
+ * (3352 GB/s over 132 SMs). */
+constexpr double kAssumedBandwidthPerSm = 25.0;
+
+double
+bandwidth_per_sm (const DeviceDescription & dev)
+{
+  if (dev.dram_bandwidth_gbs > 0 && dev.sm_count > 0)
+    return dev.dram_bandwidth_gbs / dev.sm_count;
+  return kAssumedBandwidthPerSm;
+}
+
+/* Bytes an SM must have in flight to move its bandwidth share. */
+double
+bytes_to_saturate (const DeviceDescription & dev)
+{
+  return bandwidth_per_sm (dev) * std::max (0.0, dev.dram_latency_ns);
+}
+
+/* A block's output tile in work items: block x (y) times items per
+ * thread along x (y). False for an empty block. */
+bool
+tile_items (const KernelTraits & k, BlockShape b, double *tw, double *th)
+{
+  *tw = (double) b.x * (k.items_per_thread_x ? k.items_per_thread_x : 1);
+  *th = (double) b.y * (k.items_per_thread_y ? k.items_per_thread_y : 1);
+  return *tw > 0 && *th > 0;
+}
+
+double
+items_per_thread (const KernelTraits & k)
+{
+  return (double) (k.items_per_thread_x ? k.items_per_thread_x : 1) *
+      (k.items_per_thread_y ? k.items_per_thread_y : 1);
+}
+
 }  // namespace
 
 double
 tile_efficiency (const KernelTraits & k, BlockShape b)
 {
-  const double tw = (double) b.x * (k.items_per_thread_x ? k.items_per_thread_x : 1);
-  const double th = (double) b.y * (k.items_per_thread_y ? k.items_per_thread_y : 1);
-  if (tw <= 0 || th <= 0)
+  double tw, th;
+  if (!tile_items (k, b, &tw, &th))
     return 0;
   return (tw * th) / ((tw + 2.0 * k.halo_x) * (th + 2.0 * k.halo_y));
+}
+
+double
+halo_cost (const KernelTraits & k, BlockShape b)
+{
+  double tw, th;
+  if (!tile_items (k, b, &tw, &th))
+    return 0;
+  /* Halo rows are extra rows: loaded (and, in a fused stencil, computed)
+   * like tile rows. Halo columns extend row segments the tile loads
+   * anyway and are the neighbour block's own data, mostly L2 hits: half
+   * an item each (fitted on the first H100 run, docs/BLOCK-SIZING.md). */
+  const double x_cost = 1.0 + kHaloColumnWeight * (2.0 * k.halo_x / tw);
+  const double y_cost = (th + 2.0 * k.halo_y) / th;
+  return x_cost * y_cost;
 }
 
 int
 saturating_warps (const DeviceDescription & dev, const KernelTraits & k)
 {
-  /* Little's law: the SM needs a fixed number of loads in flight to cover
-   * the memory latency at its share of the bandwidth; half its warp slots
-   * with one load per thread does it on current parts. A thread that works
-   * on items_per_thread_y rows issues that many independent row loads, so
-   * proportionally fewer warps suffice. */
-  const int ilp = (int) std::max (1u, k.items_per_thread_y);
-  return std::max (1, dev.max_warps_per_sm () / 2 / ilp);
+  /* Little's law: to move its share of the bandwidth an SM needs
+   * bandwidth share x latency bytes in flight; a warp has 32 x items per
+   * thread x load bytes per item in flight (a thread issues its loads
+   * together). */
+  const double in_flight = (double) warp_of (dev) * items_per_thread (k) * k.load_bytes_per_item;
+  if (in_flight <= 0)
+    return 1;
+  return (int) std::max (1.0, std::ceil (bytes_to_saturate (dev) / in_flight));
+}
+
+double
+sync_cost (const KernelTraits & k, BlockShape b, int warp_size)
+{
+  const long warps = ceil_div (b.threads (), warp_size > 0 ? warp_size : 32);
+  return 1.0 + kSyncCostPerWarp * (double) warps * (1.0 + k.barriers);
 }
 
 double
@@ -243,19 +310,30 @@ estimate_time (const DeviceDescription & dev, const KernelTraits & k, BlockShape
 {
   if (!b.valid () || blocks <= 0 || resident <= 0 || dev.sm_count <= 0)
     return 0;
-  const double eff = tile_efficiency (k, b);
-  const double items = (double) (k.items_per_thread_x ? k.items_per_thread_x : 1) *
-      (k.items_per_thread_y ? k.items_per_thread_y : 1) / (eff > 0 ? eff : 1);
-  const long warps = ceil_div (b.threads (), warp_of (dev));
+  const double share = bandwidth_per_sm (dev);                   /* bytes per ns */
+  const double need = bytes_to_saturate (dev);                   /* bytes in flight */
+  const double items = items_per_thread (k);
+  const double bytes_per_block = (double) b.threads () * items *
+      (k.load_bytes_per_item + k.store_bytes_per_item) * halo_cost (k, b);
+  const double in_flight_per_block = (double) b.threads () * items * k.load_bytes_per_item;
+  const double sync = sync_cost (k, b, warp_of (dev));
+  auto round_time = [&] (long conc) {
+    /* A round below saturation takes as long as a saturated one would
+     * with its bytes: latency, not bandwidth, bounds it. */
+    const double sat = need > 0 && in_flight_per_block > 0
+        ? std::min (1.0, (double) conc * in_flight_per_block / need)
+        : 1.0;
+    return (double) conc * bytes_per_block / (share * sat) * sync;
+  };
   const long on_busiest = ceil_div (blocks, dev.sm_count);
   const long rounds = ceil_div (on_busiest, resident);
-  const double wsat = saturating_warps (dev, k);
-  auto round_cost = [&] (long conc) {
-    const double active = (double) conc * warps;
-    return (double) conc * b.threads () * items / std::min (1.0, active / wsat);
-  };
   const long last = on_busiest - (rounds - 1) * resident;
-  return (double) (rounds - 1) * round_cost (resident) + round_cost (last);
+  const double t_last = round_time (last);
+  const double t_before = (double) (rounds - 1) * round_time (resident);
+  /* The last round starts no earlier than the scheduler has dispatched
+   * the whole grid. */
+  const double dispatch = (double) blocks * std::max (0.0, dev.block_dispatch_ns);
+  return std::max (0.0, dev.launch_overhead_ns) + std::max (dispatch, t_before) + t_last;
 }
 
 namespace {
@@ -344,6 +422,7 @@ gtx_1650_ti ()
   d.regs_per_block = 65536;
   d.smem_per_sm = 65536;
   d.smem_per_block = 49152;
+  d.dram_bandwidth_gbs = 192;   /* GDDR6, 12 Gbps x 128 bits */
   return d;
 }
 
@@ -363,6 +442,7 @@ h100_sxm ()
   d.regs_per_block = 65536;
   d.smem_per_sm = 233472;
   d.smem_per_block = 49152;
+  d.dram_bandwidth_gbs = 3352;  /* HBM3: 2 x 2619 MHz x 5120 bits */
   return d;
 }
 
@@ -449,7 +529,7 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
     BlockShape shape;
     OccupancyTerms terms;
     long load;     /* threads on the busiest SM */
-    double time;   /* estimated time, arbitrary units (estimate_time) */
+    double time;   /* estimated time, ns (estimate_time) */
   };
   std::vector<Candidate> remaining;
   for (long b : sizes) {

@@ -65,6 +65,18 @@ struct DeviceDescription {
   size_t smem_per_sm = 0;
   size_t smem_per_block = 49152;
   int driver_version = 0;
+  /* Peak DRAM bandwidth in GB/s (= bytes per ns): 2 x memory clock x bus
+   * width, queried on a real device; 0 when unknown (the model then
+   * assumes 25 GB/s per SM, an H100's share). */
+  double dram_bandwidth_gbs = 0;
+  /* Timing constants the CUDA API does not report. The defaults were
+   * measured on an H100 (docs/BLOCK-SIZING.md, "What changed the
+   * result"): the DRAM latency under load (Little's law: the bytes an SM
+   * must have in flight are its bandwidth times this), the time the block
+   * scheduler needs per block of a grid, and the fixed cost of a launch. */
+  double dram_latency_ns = 750;
+  double block_dispatch_ns = 0.6;
+  double launch_overhead_ns = 3000;
 
   int max_warps_per_sm () const { return warp_size ? max_threads_per_sm / warp_size : 0; }
 };
@@ -99,6 +111,16 @@ struct KernelTraits {
   /* Kernels that need a fixed shape (a shared-memory tile built for it)
    * set this; every mode then returns static_block. */
   bool fixed_block = false;
+  /* DRAM traffic of one work item: bytes it loads (issued together, all a
+   * thread's items at once) and bytes it stores. The model's memory time
+   * and its Little's-law saturation use them; a kernel that does not
+   * declare them is taken as a 32-bit word in and out. */
+  unsigned load_bytes_per_item = 4;
+  unsigned store_bytes_per_item = 4;
+  /* Block-wide barriers (__syncthreads) per tile a block processes: a
+   * kernel that stages tiles in shared memory waits for its slowest warp
+   * at each, and the model charges that per warp of the block. */
+  unsigned barriers = 0;
 };
 
 struct LaunchConfig {
@@ -139,17 +161,28 @@ OccupancyTerms model_terms (const DeviceDescription & dev, const KernelResources
  *  - tile_efficiency: useful work items over loaded ones for a block's
  *    tile, (tw * th) / ((tw + 2 halo_x) * (th + 2 halo_y)), tw and th the
  *    tile's items (block x / y times items per thread); 1 without a halo.
- *  - saturating_warps: active warps per SM that keep the memory system
- *    busy (Little's law: half the SM's warp slots with one load per
- *    thread in flight, divided by the independent row loads per thread,
- *    items_per_thread_y).
- *  - estimate_time: the busiest SM's time for a launch of `blocks` blocks of
- *    shape b with `resident` blocks per SM, in arbitrary units: rounds of
- *    resident blocks, each costing its loaded items divided by the fraction
- *    of saturation its active warps reach (a round below saturation costs
- *    as much as a saturated one: latency, not bandwidth, bounds it). */
+ *  - halo_cost: what a useful item costs in loaded ones: a halo row
+ *    (halo_y) a full item, a halo column item (halo_x) half of one, since
+ *    it lies on the row segments the tile loads anyway (the neighbour
+ *    block's lines, mostly L2 hits):
+ *    (1 + ((tw + 2 halo_x) / tw - 1) / 2) * (th + 2 halo_y) / th.
+ *  - saturating_warps: active warps per SM whose loads in flight cover the
+ *    DRAM latency at the SM's share of the bandwidth (Little's law:
+ *    bandwidth/SMs x latency bytes, each warp having 32 x items per thread
+ *    x load bytes per item in flight). May exceed the SM's warp slots: the
+ *    kernel is then latency bound at any occupancy.
+ *  - sync_cost: 1 + 0.006 x warps per block x (1 + barriers): a block's
+ *    slot (and, at a barrier, its warps) waits for its slowest warp.
+ *  - estimate_time: the launch's time in ns: the launch overhead, then the
+ *    busiest SM's rounds of `resident` blocks, each moving its bytes at the
+ *    SM's bandwidth share times the fraction of saturation it reaches
+ *    (times sync_cost); no block starts before the scheduler has
+ *    dispatched it (block_dispatch_ns per block of the grid), so the
+ *    rounds before the last take at least that long. */
 double tile_efficiency (const KernelTraits & k, BlockShape b);
+double halo_cost (const KernelTraits & k, BlockShape b);
 int saturating_warps (const DeviceDescription & dev, const KernelTraits & k);
+double sync_cost (const KernelTraits & k, BlockShape b, int warp_size = 32);
 double estimate_time (const DeviceDescription & dev, const KernelTraits & k, BlockShape b, long blocks,
     int resident);
 

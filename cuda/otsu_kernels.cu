@@ -394,6 +394,8 @@ otsu_histogram_traits ()
     k.fixed_block = true;
     k.items_per_thread_x = 16;
     k.items_per_thread_y = 8;
+    k.load_bytes_per_item = 1;   /* counted, nothing stored per pixel */
+    k.store_bytes_per_item = 0;
     return k;
   }();
   return t;
@@ -407,6 +409,8 @@ otsu_binarize_traits ()
     k.name = "otsu.binarize";
     k.static_block = { 32, 8 };
     k.items_per_thread_x = 16;
+    k.load_bytes_per_item = 1;   /* a GRAY8 pixel in, one out */
+    k.store_bytes_per_item = 1;
     return k;
   }();
   return t;

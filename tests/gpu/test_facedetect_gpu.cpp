@@ -296,8 +296,9 @@ TEST (FaceGpuElement, PortraitsAndIceblock)
       EXPECT_EQ (gpu.messages, 1);
       EXPECT_TRUE (same_rects (gpu.msg_faces, gpu.metas));
     }
-    if (std::string (name) == "iceblock.jpg")
+    if (std::string (name) == "iceblock.jpg") {
       EXPECT_TRUE (ref.empty ());
+    }
   }
 }
 

@@ -40,8 +40,9 @@ expect_like_opencv (const std::vector<FlowVector> & got, const std::vector<FlowV
   const FlowCompare c = compare_flow (got, ref);
   EXPECT_GE (c.agreement (), 0.98) << what << ": " << c.str ();
   EXPECT_LE (c.median, 0.1) << what << ": " << c.str ();
-  if (textured)
+  if (textured) {
     EXPECT_GT (c.both, c.n / 2) << what << ": " << c.str ();
+  }
 }
 
 std::vector<float>

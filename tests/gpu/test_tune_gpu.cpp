@@ -1,14 +1,17 @@
 /* cudavision-tune and block-sizing=auto on the GPU: a small tuning run
  * writes a table that cudagray then reads and uses (seen in the launch
  * log); --resume keeps what is there; every registered kernel can be tuned;
- * every block-sizing mode gives the same pixels; auto settles within 30
- * frames and saves what it learned. Skips (exit 77) without a CUDA device.
+ * canny, flow and face kernels get entries under their work sizes, level
+ * by level where they run per pyramid level; every block-sizing mode gives
+ * the same pixels; auto settles within 30 frames and saves what it
+ * learned. Skips (exit 77) without a CUDA device.
  *
- * The tuner runs as the program the build made (tools/cudavision-tune next
- * to this test's directory, or $CUDAVISION_TUNE). */
+ * The tuner runs as the program the build made (tests/common/tune_tool.h). */
 #include "../common/harness.h"
+#include "../common/tune_tool.h"
 
 #include "../../cuda/device_info.h"
+#include "../../cuda/face_levels.h"
 #include "../../cuda/tuning_table.h"
 
 #include <gtest/gtest.h>
@@ -24,41 +27,6 @@ using namespace cvtest;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string
-tuner_path ()
-{
-  if (const gchar *e = g_getenv ("CUDAVISION_TUNE"))
-    return e;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink ("/proc/self/exe", ec);
-  return (self.parent_path ().parent_path () / "tools" / "cudavision-tune").string ();
-}
-
-/* Runs the tuner with `args`; returns its exit status (-1 if it could not
- * start), its stdout and stderr in *out. */
-int
-run_tuner (const std::vector<std::string> & args, std::string * out)
-{
-  std::vector<std::string> all = { tuner_path () };
-  all.insert (all.end (), args.begin (), args.end ());
-  std::vector<gchar *> argv;
-  for (auto & a : all)
-    argv.push_back (const_cast<gchar *> (a.c_str ()));
-  argv.push_back (nullptr);
-  gchar *so = nullptr, *se = nullptr;
-  gint status = 0;
-  GError *err = nullptr;
-  if (!g_spawn_sync (nullptr, argv.data (), nullptr, G_SPAWN_DEFAULT, nullptr, nullptr, &so, &se, &status, &err)) {
-    *out = std::string ("cannot run ") + all[0] + ": " + err->message;
-    g_error_free (err);
-    return -1;
-  }
-  *out = std::string (so ? so : "") + (se ? se : "");
-  g_free (so);
-  g_free (se);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
 
 struct TempDir {
   fs::path path;
@@ -278,15 +246,22 @@ TEST (TuneGpu, EveryRegisteredKernelCanBeTuned)
   const cudavision::DeviceDescription dev = this_gpu ();
   std::string list;
   ASSERT_EQ (run_tuner ({ "--list" }, &list), 0) << list;
-  std::set<std::string> tunable, fixed;
+  std::set<std::string> tunable, fixed, unavailable;
   std::istringstream ls (list);
   std::string line;
   std::getline (ls, line); /* header */
   while (std::getline (ls, line)) {
     const std::string name = line.substr (0, line.find (' '));
-    (line.find ("fixed block") != std::string::npos ? fixed : tunable).insert (name);
+    if (line.find ("fixed block") != std::string::npos)
+      fixed.insert (name);
+    else if (line.find ("not measured:") != std::string::npos)
+      unavailable.insert (name); /* e.g. the face cascade is not installed */
+    else
+      tunable.insert (name);
   }
-  ASSERT_GE (tunable.size (), 10u) << list;
+  ASSERT_GE (tunable.size (), 30u) << list;
+  for (const auto & k : unavailable)
+    std::printf ("not measured on this machine: %s\n", k.c_str ());
 
   TempDir dir;
   std::string out;
@@ -294,6 +269,8 @@ TEST (TuneGpu, EveryRegisteredKernelCanBeTuned)
       << out;
   for (const auto & k : fixed)
     EXPECT_NE (out.find (k + ": fixed"), std::string::npos) << k << " not reported as skipped\n" << out;
+  for (const auto & k : unavailable)
+    EXPECT_NE (out.find (k + ": not measured"), std::string::npos) << k << " not reported as skipped\n" << out;
   cudavision::TuningTable table;
   std::string err;
   ASSERT_TRUE (table.load (dir / "all.tsv", &err)) << err;
@@ -306,6 +283,67 @@ TEST (TuneGpu, EveryRegisteredKernelCanBeTuned)
   EXPECT_EQ (in_table, tunable) << out;
   /* The candidate kernel is keyed by the interior it works on. */
   EXPECT_TRUE (table.lookup (dev, "harris.candidates", 318, 238).has_value ());
+}
+
+/* One kernel each of cudacanny, cudaflow and cudafacedetect at a small
+ * size: entries under the work sizes the launchers ask for, and the
+ * per-level kernels (flow.pyrdown, facedetect.cascade) at every level of
+ * the frame, each under its own key. */
+TEST (TuneGpu, CannyFlowAndFaceKernelsAreTunedAtTheirWorkSizes)
+{
+  const cudavision::DeviceDescription dev = this_gpu ();
+  TempDir dir;
+  const std::string table_path = dir / "t.tsv";
+  std::string out;
+  ASSERT_EQ (run_tuner ({ "--kernels", "canny.merge,flow.pyrdown,flow.lk,facedetect.cascade", "--sizes", "320x240",
+                 "--output", table_path, "--warmup", "1", "--iters", "3" },
+                &out),
+      0)
+      << out;
+  std::printf ("%s", out.c_str ());
+  EXPECT_EQ (out.find ("is not launched"), std::string::npos) << out;
+  cudavision::TuningTable table;
+  std::string err;
+  ASSERT_TRUE (table.load (table_path, &err)) << err;
+  std::map<std::string, int> per_kernel;
+  for (const auto & [key, e] : table.entries ())
+    per_kernel[key.kernel]++;
+  auto expect_entry = [&] (const std::string & kernel, long w, long h) {
+    const auto e = table.lookup (dev, kernel, w, h);
+    ASSERT_TRUE (e.has_value ()) << kernel << " " << w << "x" << h << " missing from\n" << slurp (table_path);
+    EXPECT_GT (e->time_us, 0.0) << kernel << " " << w << "x" << h;
+    EXPECT_LT (e->time_us, 100000.0) << kernel << " " << w << "x" << h;
+  };
+
+  /* canny.merge: a thread per tile-border pixel, 2 x 32 for each of the
+   * 10 x 8 tiles of 32x32 */
+  expect_entry ("canny.merge", 10 * 8 * 2 * 32, 1);
+  EXPECT_EQ (per_kernel["canny.merge"], 1);
+  /* flow.pyrdown: keyed by the level it writes, for levels 1..3 (max-level
+   * 3, window 21) */
+  for (auto [w, h] : { std::pair<int, int> { 160, 120 }, { 80, 60 }, { 40, 30 } })
+    expect_entry ("flow.pyrdown", w, h);
+  EXPECT_EQ (per_kernel["flow.pyrdown"], 3);
+  /* flow.lk: the dense grid of 8 pixels, 40 x 30 points, a warp each */
+  expect_entry ("flow.lk", 40 * 30 * 32, 1);
+  EXPECT_EQ (per_kernel["flow.lk"], 1);
+
+  /* facedetect.cascade: every level of the search, keyed by its window
+   * grid (step 2 below scale 2, then 1) */
+  const std::string cascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
+  if (!fs::exists (cascade)) {
+    EXPECT_NE (out.find ("facedetect.cascade: not measured"), std::string::npos) << out;
+    GTEST_SKIP () << cascade << " is not installed: the face kernel is skipped, as it should be";
+  }
+  const std::vector<cudavision::FaceLevel> levels = cudavision::plan_face_levels (320, 240, 24, 24, {});
+  ASSERT_GE (levels.size (), 20u);
+  std::set<std::pair<int, int>> grids;
+  for (const cudavision::FaceLevel & l : levels) {
+    expect_entry ("facedetect.cascade", l.grid_x, l.grid_y);
+    grids.insert ({ l.grid_x, l.grid_y });
+  }
+  EXPECT_EQ (per_kernel["facedetect.cascade"], (int) grids.size ());
+  EXPECT_EQ (table.size (), 1u + 3u + 1u + grids.size ()) << slurp (table_path);
 }
 
 TEST (TuneGpu, EveryModeGivesTheSamePixels)

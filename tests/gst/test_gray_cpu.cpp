@@ -159,8 +159,9 @@ TEST (GrayCpu, PositionMetasAreKept)
   EXPECT_EQ (roi->w, 120u);
   EXPECT_STREQ (g_quark_to_string (roi->roi_type), "face");
   GstVideoMeta *vmeta = gst_buffer_get_video_meta (out);
-  if (vmeta)
+  if (vmeta) {
     EXPECT_EQ (vmeta->format, GST_VIDEO_FORMAT_GRAY8);  /* the output's own, not the input's */
+  }
   gst_buffer_unref (out);
 }
 

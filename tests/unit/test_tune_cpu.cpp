@@ -1,10 +1,25 @@
 /* Unit tests of cudavision-tune's parts that need no GPU: the search space,
  * sizes and kernel selection, the table it writes and resumes, the report
- * and plot inputs, and the progress line. */
+ * and plot inputs, the progress line, the registry (every kernel the
+ * launchers declare has a tunable), the pyramid levels measured for the
+ * per-level kernels, and --list. */
+#include "../../tools/tune/levels.h"
 #include "../../tools/tune/progress.h"
 #include "../../tools/tune/results.h"
 #include "../../tools/tune/samples.h"
 #include "../../tools/tune/search_space.h"
+#include "../../tools/tune/tunable.h"
+
+#include "../../cuda/blur.h"
+#include "../../cuda/canny.h"
+#include "../../cuda/face_levels.h"
+#include "../../cuda/facedetect.h"
+#include "../../cuda/flow.h"
+#include "../../cuda/gray.h"
+#include "../../cuda/harris.h"
+#include "../../cuda/otsu.h"
+
+#include "../common/tune_tool.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +28,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -32,6 +48,14 @@ PrintTo (const BlockShape & b, std::ostream * os)
   *os << b.str ();
 }
 }  // namespace cudavision
+
+namespace cvtune {
+inline void
+PrintTo (const FrameSize & f, std::ostream * os)
+{
+  *os << f.str ();
+}
+}  // namespace cvtune
 
 namespace {
 
@@ -497,6 +521,30 @@ TEST (Samples, ParsesGroupsBestStaticAndModel)
   EXPECT_EQ (g[2].width, 200);
 }
 
+TEST (Samples, CrossRatioIsTheOtherRunsBestTimedInThisRun)
+{
+  std::istringstream a (
+      "kernel,width,height,block,median_us\n"
+      "k,100,100,32x1,5.0\nk,100,100,32x8,4.0\nk,100,100,64x4,4.4\n"
+      "k,200,100,32x8,7.0\n");
+  std::istringstream b (
+      "kernel,width,height,block,median_us\n"
+      "k,100,100,32x1,6.0\nk,100,100,32x8,5.5\nk,100,100,64x4,5.0\n"
+      "k,200,100,128x1,3.0\n");
+  std::vector<SampleGroup> ra, rb;
+  std::string err;
+  ASSERT_TRUE (parse_samples (a, &ra, &err)) << err;
+  ASSERT_TRUE (parse_samples (b, &rb, &err)) << err;
+  /* b's best at 100x100 is 64x4, which took 4.4 us in a (best 4.0). */
+  EXPECT_DOUBLE_EQ (cross_ratio (ra[0], rb[0]), 4.4 / 4.0);
+  /* a's best is 32x8, 5.5 us in b (best 5.0). */
+  EXPECT_DOUBLE_EQ (cross_ratio (rb[0], ra[0]), 5.5 / 5.0);
+  EXPECT_DOUBLE_EQ (cross_ratio (ra[0], ra[0]), 1.0);
+  /* b's best at 200x100 was never timed in a; other sizes do not match. */
+  EXPECT_LT (cross_ratio (ra[1], rb[1]), 0);
+  EXPECT_LT (cross_ratio (ra[0], rb[1]), 0);
+}
+
 TEST (Samples, RejectsMalformedRows)
 {
   std::vector<SampleGroup> g;
@@ -522,4 +570,196 @@ TEST (Samples, RatioSummary)
   EXPECT_EQ (r.within, 2);
   EXPECT_NEAR (r.geomean (), std::cbrt (1.0 * 1.05 * 1.21), 1e-12);
   EXPECT_DOUBLE_EQ (r.worst, 1.21);
+}
+
+/* ---- the registry: every kernel of every element ---- */
+
+namespace {
+
+/* Every kernel the launchers in cuda/ declare traits for, as the elements
+ * launch them. A kernel added to a launcher belongs here too; without a
+ * tunable the next test fails. */
+std::vector<const KernelTraits *>
+declared_kernels ()
+{
+  using namespace cudavision;
+  std::vector<const KernelTraits *> k = { &gray_packed4_traits (), &gray_packed3_traits () };
+  /* blur: the radius classes tunables_blur.cpp registers, the element's
+   * default (ksize 11 from sigma 1.5) and the examples' 5x5, sigma 1.1 */
+  for (auto [ksize, sigma] : { std::pair<int, double> { 5, 1.1 }, { 11, 1.5 } }) {
+    const int radius = make_blur_taps (ksize, ksize, sigma, sigma).radius_x ();
+    for (int channels : { 1, 4 })
+      for (BlurKernel b : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns })
+        k.push_back (&blur_traits (b, channels, radius));
+  }
+  k.insert (k.end (), { &otsu_histogram_traits (), &otsu_binarize_traits () });
+  k.insert (k.end (),
+      { &corner_response_traits (), &corner_candidates_traits (), &corner_normalize_traits (), &corner_draw_traits () });
+  /* every CannyKernel value: canny_traits answers a value past the last
+   * with the tile's traits */
+  for (int i = 0; i < 64; i++) {
+    const KernelTraits & t = canny_traits ((CannyKernel) i);
+    if (i > 0 && &t == &canny_traits (CannyKernel::Tile))
+      break;
+    k.push_back (&t);
+  }
+  k.insert (k.end (), { &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
+                          &flow_draw_traits () });
+  k.insert (k.end (), { &facedetect_rows_traits (), &facedetect_cols_traits (), &facedetect_cascade_traits (),
+                          &facedetect_draw_traits () });
+  return k;
+}
+
+const Tunable *
+registered (const std::string & name)
+{
+  for (const Tunable & t : tunables ())
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
+{
+  std::map<std::string, const Tunable *> reg;
+  for (const Tunable & t : tunables ()) {
+    ASSERT_NE (t.traits, nullptr) << t.name;
+    EXPECT_EQ (t.name, t.traits->name) << "registered under another name than its traits'";
+    EXPECT_TRUE ((bool) t.launch) << t.name << " has no launch function";
+    EXPECT_TRUE (reg.emplace (t.name, &t).second) << t.name << " is registered twice";
+  }
+  const std::vector<const KernelTraits *> declared = declared_kernels ();
+  std::set<std::string> names;
+  for (const KernelTraits *k : declared) {
+    EXPECT_TRUE (names.insert (k->name).second) << "two launchers declare " << k->name;
+    const auto it = reg.find (k->name);
+    if (it == reg.end ()) {
+      ADD_FAILURE () << k->name << " is launched by an element but has no tunable (tools/tune/tunables_*.cpp)";
+      continue;
+    }
+    EXPECT_EQ (it->second->traits, k) << k->name << ": registered with other traits than its launcher's";
+  }
+  for (const auto & [name, t] : reg)
+    EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
+  for (const char *n : { "canny.tile", "canny.merge", "canny.roots", "canny.weak", "canny.histogram", "canny.median" })
+    EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
+  EXPECT_EQ (declared.size (), 2u + 12u + 2u + 4u + 6u + 5u + 4u);
+
+  /* The fixed shapes (shared-memory tiles, one warp) are listed and
+   * skipped; every other kernel is measured. */
+  std::set<std::string> fixed;
+  for (const auto & [name, t] : reg)
+    if (t->traits->fixed_block)
+      fixed.insert (name);
+  EXPECT_EQ (fixed, (std::set<std::string> { "canny.median", "canny.tile", "harris.response", "otsu.histogram" }));
+}
+
+TEST (TuneLevels, FlowPyramid)
+{
+  using V = std::vector<FrameSize>;
+  /* window 21, max-level 3: 640x480 has levels 1..3 */
+  EXPECT_EQ (flow_level_sizes ({ { 640, 480 } }, false), (V { { 640, 480 }, { 320, 240 }, { 160, 120 }, { 80, 60 } }));
+  EXPECT_EQ (flow_level_sizes ({ { 640, 480 } }, true), (V { { 640, 480 }, { 320, 240 }, { 160, 120 } }));
+  /* 100x100: 50 and 25 are larger than the window, 13 is not */
+  EXPECT_EQ (flow_level_sizes ({ { 100, 100 } }, false), (V { { 100, 100 }, { 50, 50 }, { 25, 25 } }));
+  /* halves round up, as pyrDown's; a level of two frames is listed once */
+  EXPECT_EQ (flow_level_sizes ({ { 202, 150 }, { 101, 75 } }, false), (V { { 202, 150 }, { 101, 75 }, { 51, 38 } }));
+  EXPECT_EQ (flow_level_sizes ({ { 202, 150 }, { 101, 75 } }, true), (V { { 202, 150 }, { 101, 75 } }));
+  /* no level 1: scharr on the frame, no pyrdown */
+  EXPECT_EQ (flow_level_sizes ({ { 40, 40 } }, false), (V { { 40, 40 } }));
+  EXPECT_TRUE (flow_level_sizes ({ { 40, 40 } }, true).empty ());
+
+  /* the registered kernels measure those */
+  const std::vector<FrameSize> sizes = default_sizes ();
+  const Tunable *pyrdown = registered ("flow.pyrdown"), *scharr = registered ("flow.scharr");
+  ASSERT_TRUE (pyrdown && pyrdown->expand_sizes);
+  ASSERT_TRUE (scharr && scharr->expand_sizes);
+  EXPECT_EQ (pyrdown->expand_sizes (sizes), flow_level_sizes (sizes, true));
+  EXPECT_EQ (scharr->expand_sizes (sizes), flow_level_sizes (sizes, false));
+  for (const char *n : { "flow.lk", "flow.color", "flow.draw" }) {
+    ASSERT_NE (registered (n), nullptr) << n;
+    EXPECT_FALSE (registered (n)->expand_sizes) << n << " runs once per frame";
+  }
+}
+
+TEST (TuneLevels, FaceLevelsAreSearchedOneAtATime)
+{
+  using cudavision::FaceLevel;
+  using cudavision::plan_face_levels;
+  const std::vector<FrameSize> sizes = default_sizes ();
+  const auto levels = face_levels (sizes, 24, 24);
+  std::set<std::pair<int, int>> want;
+  size_t all = 0;
+  for (FrameSize f : sizes)
+    for (const FaceLevel & l : plan_face_levels (f.width, f.height, 24, 24, {})) {
+      want.insert ({ l.width, l.height });
+      all++;
+    }
+  ASSERT_EQ (levels.size (), want.size ()) << "every level size, once";
+  EXPECT_GT (all, 300u);
+  for (const auto & [size, origin] : levels) {
+    EXPECT_EQ (want.count ({ size.width, size.height }), 1u) << size.str ();
+    /* the level as the full search has it... */
+    const FaceLevel *full = nullptr;
+    const std::vector<FaceLevel> plan = plan_face_levels (origin.frame.width, origin.frame.height, 24, 24, {});
+    for (const FaceLevel & l : plan)
+      if (l.width == size.width && l.height == size.height)
+        full = &l;
+    ASSERT_NE (full, nullptr) << size.str () << " is no level of " << origin.frame.str ();
+    /* ...is the one level the tuner's search covers, with its scale, step
+     * and window grid (the cascade's table key) */
+    const std::vector<FaceLevel> one =
+        plan_face_levels (origin.frame.width, origin.frame.height, 24, 24, single_level_params (origin));
+    ASSERT_EQ (one.size (), 1u) << size.str () << " of " << origin.frame.str ();
+    EXPECT_EQ (one[0].scale, full->scale) << size.str ();
+    EXPECT_EQ (one[0].width, full->width);
+    EXPECT_EQ (one[0].height, full->height);
+    EXPECT_EQ (one[0].step, full->step) << size.str ();
+    EXPECT_EQ (one[0].grid_x, full->grid_x) << size.str ();
+    EXPECT_EQ (one[0].grid_y, full->grid_y) << size.str ();
+    EXPECT_EQ (one[0].win_width, full->win_width);
+  }
+
+  /* The registered level kernels expand to those sizes with the default
+   * cascade (24x24); without it they say why and are skipped. */
+  for (const char *n : { "facedetect.rows", "facedetect.cols", "facedetect.cascade" }) {
+    const Tunable *t = registered (n);
+    ASSERT_TRUE (t && t->expand_sizes && t->unavailable) << n;
+    const std::string why = t->unavailable ();
+    if (!why.empty ()) {
+      EXPECT_NE (why.find ("haarcascade_frontalface_default.xml"), std::string::npos) << why;
+      EXPECT_TRUE (t->expand_sizes (sizes).empty ());
+      continue;
+    }
+    const std::vector<FrameSize> expanded = t->expand_sizes (sizes);
+    ASSERT_EQ (expanded.size (), levels.size ()) << n;
+    for (size_t i = 0; i < levels.size (); i++)
+      EXPECT_EQ (expanded[i], levels[i].first) << n << " level " << i;
+  }
+  const Tunable *draw = registered ("facedetect.draw");
+  ASSERT_NE (draw, nullptr);
+  EXPECT_FALSE (draw->expand_sizes) << "the boxes are drawn once per frame";
+  EXPECT_FALSE (draw->unavailable && !draw->unavailable ().empty ()) << "drawing needs no cascade";
+}
+
+TEST (TuneList, WorksWithoutAGpuAndShowsEveryKernel)
+{
+  std::string out;
+  ASSERT_EQ (cvtest::run_tuner ({ "--list" }, &out), 0) << out;
+  std::map<std::string, std::string> lines;
+  std::istringstream in (out);
+  std::string line;
+  while (std::getline (in, line))
+    lines[line.substr (0, line.find (' '))] = line;
+  for (const Tunable & t : tunables ()) {
+    ASSERT_EQ (lines.count (t.name), 1u) << t.name << " missing from --list:\n" << out;
+    const std::string & l = lines[t.name];
+    EXPECT_EQ (l.find ("fixed block: not tuned") != std::string::npos, t.traits->fixed_block) << l;
+    EXPECT_NE (l.find (t.traits->static_block.str ()), std::string::npos) << l;
+  }
+  EXPECT_NE (lines["facedetect.cascade"].find ("per pyramid level"), std::string::npos) << out;
+  EXPECT_NE (lines["flow.lk"].find ("8x8 cell"), std::string::npos) << out;
+  EXPECT_EQ (lines.size (), tunables ().size () + 1) << "a header, then one line a kernel:\n" << out;
 }

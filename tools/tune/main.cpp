@@ -49,6 +49,9 @@ list ()
   std::printf ("%-24s %-8s %-6s %s\n", "kernel", "static", "shape", "notes");
   for (const Tunable & t : tunables ()) {
     std::string note = t.traits->fixed_block ? "fixed block: not tuned" : "";
+    const std::string why = t.unavailable ? t.unavailable () : std::string ();
+    if (!why.empty ())
+      note += (note.empty () ? "" : "; ") + ("not measured: " + why);
     if (!t.note.empty ())
       note += (note.empty () ? "" : "; ") + t.note;
     std::printf ("%-24s %-8s %-6s %s\n", t.name.c_str (), t.traits->static_block.str ().c_str (),

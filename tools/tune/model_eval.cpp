@@ -9,7 +9,12 @@
  * not guessed: the model lays 2D blocks out with x a power-of-two multiple
  * of 32, as the tuner's search space does, so this should not happen.
  *
- *   cudavision-model-eval docs/measurements/tune-h100-2026-11-22/samples.csv [--sizes]
+ * --cross OTHER.csv: the noise floor. For every (kernel, size) the best
+ * shape of another run (OTHER) is looked up in this run: what a perfect
+ * oracle of one run scores on the other (cvtune::cross_ratio). A model
+ * within that of the best is as good as the measurements can tell.
+ *
+ *   cudavision-model-eval docs/measurements/tune-h100-2026-11-22/samples.csv [--sizes] [--cross OTHER.csv]
  */
 #include "samples.h"
 
@@ -23,6 +28,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 using namespace cudavision;
 using cvtune::RatioSummary;
@@ -96,16 +102,44 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
 }
 
 struct Row {
-  RatioSummary model, recorded, stat;
+  RatioSummary model, recorded, stat, cross;
 };
 
 void
-print_row (const std::string & name, const Row & r)
+print_row (const std::string & name, const Row & r, bool cross)
 {
-  std::printf ("| %s | %d | %.3f | %d / %d | %+.1f%% | %.3f | %.3f |%s\n", name.c_str (), r.model.count,
-      r.model.geomean (), r.model.within, r.model.count, 100 * (r.model.worst - 1), r.recorded.geomean (),
-      r.stat.geomean (),
-      r.model.unmeasured ? (" unmeasured: " + std::to_string (r.model.unmeasured)).c_str () : "");
+  std::printf ("| %s | %d | %.3f | %d / %d | %+.1f%% | %.3f | %.3f |", name.c_str (), r.model.count, r.model.geomean (),
+      r.model.within, r.model.count, 100 * (r.model.worst - 1), r.recorded.geomean (), r.stat.geomean ());
+  if (cross)
+    std::printf (" %.3f | %d / %d |", r.cross.geomean (), r.cross.within, r.cross.count);
+  if (r.model.unmeasured)
+    std::printf (" unmeasured: %d", r.model.unmeasured);
+  std::printf ("\n");
+}
+
+bool
+read_samples (const char *path, std::vector<SampleGroup> * groups)
+{
+  std::ifstream in (path);
+  if (!in) {
+    std::fprintf (stderr, "cannot open %s\n", path);
+    return false;
+  }
+  std::string error;
+  if (!cvtune::parse_samples (in, groups, &error)) {
+    std::fprintf (stderr, "%s: %s\n", path, error.c_str ());
+    return false;
+  }
+  return true;
+}
+
+const SampleGroup *
+find_group (const std::vector<SampleGroup> & groups, const SampleGroup & like)
+{
+  for (const SampleGroup & g : groups)
+    if (g.kernel == like.kernel && g.width == like.width && g.height == like.height)
+      return &g;
+  return nullptr;
 }
 
 }  // namespace
@@ -114,31 +148,31 @@ int
 main (int argc, char **argv)
 {
   const char *path = nullptr;
+  const char *other_path = nullptr;
   bool sizes = false;
+  const char *usage = "usage: %s SAMPLES.csv [--sizes] [--cross OTHER.csv]\n";
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--sizes"))
       sizes = true;
+    else if (!std::strcmp (argv[i], "--cross") && i + 1 < argc)
+      other_path = argv[++i];
     else if (!std::strcmp (argv[i], "-h") || !std::strcmp (argv[i], "--help")) {
-      std::printf ("usage: %s SAMPLES.csv [--sizes]\n", argv[0]);
+      std::printf (usage, argv[0]);
       return 0;
+    } else if (argv[i][0] == '-') {
+      std::fprintf (stderr, usage, argv[0]);
+      return 2;
     } else
       path = argv[i];
   }
   if (!path) {
-    std::fprintf (stderr, "usage: %s SAMPLES.csv [--sizes]\n", argv[0]);
+    std::fprintf (stderr, usage, argv[0]);
     return 2;
   }
-  std::ifstream in (path);
-  if (!in) {
-    std::fprintf (stderr, "cannot open %s\n", path);
+  std::vector<SampleGroup> groups, other;
+  if (!read_samples (path, &groups) || (other_path && !read_samples (other_path, &other)))
     return 1;
-  }
-  std::vector<SampleGroup> groups;
-  std::string error;
-  if (!cvtune::parse_samples (in, &groups, &error)) {
-    std::fprintf (stderr, "%s: %s\n", path, error.c_str ());
-    return 1;
-  }
+  int cross_missing = 0;
 
   const DeviceDescription dev = h100_sxm ();
   std::map<std::string, Row> rows;
@@ -172,20 +206,46 @@ main (int argc, char **argv)
       r.stat.add (ts / best);
       all.stat.add (ts / best);
     }
-    if (sizes)
-      std::printf ("%s %ldx%ld: best %s %.2f us; model %s %s; recorded model %s %.3f; static %s %.3f\n",
+    /* The other run's best shape, timed in this run. */
+    double cross = -1;
+    BlockShape oracle { 0, 1 };
+    if (other_path) {
+      const SampleGroup *o = find_group (other, g);
+      if (o) {
+        oracle = o->best_block ();
+        cross = cvtune::cross_ratio (g, *o);
+      }
+      if (cross > 0) {
+        r.cross.add (cross);
+        all.cross.add (cross);
+      } else {
+        cross_missing++;
+      }
+    }
+    if (sizes) {
+      std::printf ("%s %ldx%ld: best %s %.2f us; model %s %s; recorded model %s %.3f; static %s %.3f",
           g.kernel.c_str (), g.width, g.height, g.best_block ().str ().c_str (), best, m.str ().c_str (),
           tm < 0 ? "(not measured)" : (std::to_string (tm / best).substr (0, 5)).c_str (),
           g.model_block.str ().c_str (), tr / best, g.static_block.str ().c_str (), ts / best);
+      if (other_path)
+        std::printf ("; other run's best %s %.3f", oracle.str ().c_str (), cross);
+      std::printf ("\n");
+    }
   }
 
-  std::printf ("Model (model_choose, %s) against %s\n\n", dev.name.c_str (), path);
-  std::printf ("| kernel | sizes | model / best (geomean) | model within 5%% | worst model gap | "
-               "recorded model / best | static / best |\n|---|---|---|---|---|---|---|\n");
+  const bool cross = other_path != nullptr;
+  std::printf ("Model (model_choose, %s) against %s\n", dev.name.c_str (), path);
+  if (cross)
+    std::printf ("Noise floor: the best shapes of %s timed in this run\n", other_path);
+  std::printf ("\n| kernel | sizes | model / best (geomean) | model within 5%% | worst model gap | "
+               "recorded model / best | static / best |%s\n|---|---|---|---|---|---|---|%s\n",
+      cross ? " other run's best / best | other run's best within 5% |" : "", cross ? "---|---|" : "");
   for (const auto & kv : rows)
-    print_row (kv.first, kv.second);
-  print_row ("**all**", all);
+    print_row (kv.first, kv.second, cross);
+  print_row ("**all**", all, cross);
   if (skipped)
     std::printf ("\n%d (kernel, size) groups skipped (unknown kernel)\n", skipped);
+  if (cross_missing)
+    std::printf ("\n%d (kernel, size) groups without a time for the other run's best shape\n", cross_missing);
   return all.model.unmeasured ? 3 : 0;
 }

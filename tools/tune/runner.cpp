@@ -149,7 +149,18 @@ bool
 run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t stream, TuningTable & table,
     Progress & progress, TuneRun * run, const std::function<bool ()> & checkpoint, std::string * error)
 {
-  const std::vector<const Tunable *> ts = selected_tunables (opt);
+  /* Kernels this machine cannot run (a missing data file) are left out
+   * before anything is planned or allocated for them. */
+  std::vector<const Tunable *> ts;
+  for (const Tunable *t : selected_tunables (opt)) {
+    const std::string why = t->unavailable ? t->unavailable () : std::string ();
+    if (why.empty ()) {
+      ts.push_back (t);
+      continue;
+    }
+    run->notes.push_back (t->name + ": not measured: " + why);
+    progress.message (run->notes.back ());
+  }
   size_t total = 0;
   for (const Tunable *t : ts)
     if (!t->traits->fixed_block)
@@ -172,7 +183,12 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
       continue;
     }
     std::vector<Measurement> mine;
-    for (FrameSize f : sizes_of (*t, opt)) {
+    const std::vector<FrameSize> sizes = sizes_of (*t, opt);
+    if (sizes.empty ()) {
+      run->notes.push_back (t->name + ": no size to measure (the run's sizes give it no work)");
+      progress.message (run->notes.back ());
+    }
+    for (FrameSize f : sizes) {
       const size_t planned = estimate (*t);
       const std::string label = t->name + " " + f.str ();
       auto seg = std::make_shared<Segment> (t->name, stream);

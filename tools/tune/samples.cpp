@@ -80,6 +80,16 @@ to_double (const std::string & s, double *v)
 
 }  // namespace
 
+double
+cross_ratio (const SampleGroup & run, const SampleGroup & other)
+{
+  if (run.kernel != other.kernel || run.width != other.width || run.height != other.height)
+    return -1;
+  const double t = run.time_of (other.best_block ());
+  const double best = run.best_us ();
+  return t > 0 && best > 0 ? t / best : -1;
+}
+
 bool
 parse_samples (std::istream & in, std::vector<SampleGroup> * out, std::string * error)
 {

@@ -35,6 +35,12 @@ struct SampleGroup {
  * False with *error naming the line on a malformed row. */
 bool parse_samples (std::istream & in, std::vector<SampleGroup> * out, std::string * error);
 
+/* The noise floor of one (kernel, size): the time `run` measured for the
+ * best shape of `other` (another run of the same kernel and size), over
+ * `run`'s best. What a perfect oracle of `other` scores on `run`. Negative
+ * when the groups differ in kernel or size, or `run` lacks that shape. */
+double cross_ratio (const SampleGroup & run, const SampleGroup & other);
+
 /* Geometric mean of ratios and how many are within `tol` (0.05: 5%). */
 struct RatioSummary {
   int count = 0;

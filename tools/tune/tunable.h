@@ -85,11 +85,18 @@ struct Tunable {
   std::string name;                          /* == traits->name */
   const cudavision::KernelTraits *traits = nullptr;
   TuneLaunch launch;
-  /* Frame sizes to measure for the run's sizes; empty: the same. (The face
-   * detector measures every pyramid level those produce.) */
+  /* Frame sizes to measure for the run's sizes; empty: the same. A
+   * launcher that runs the kernel at several sizes per frame (the face
+   * detector's and the flow's pyramid levels) is measured at one of them
+   * per launch, since a measurement has one table key: this lists every
+   * level size the run's sizes produce. */
   std::function<std::vector<FrameSize> (const std::vector<FrameSize> &)> expand_sizes;
   /* Said by --list, and in the report when it matters. */
   std::string note;
+  /* Why the kernel cannot be measured on this machine (a data file it
+   * needs is missing), or empty. The runner skips it with that note and
+   * --list shows it. Host work only: it runs without a GPU. */
+  std::function<std::string ()> unavailable;
 };
 
 /* Every registered tunable, sorted by name. */

@@ -2,6 +2,7 @@
  * 32x8 block (its shared-memory tile): listed, and skipped by the tuner. */
 #include "tunable.h"
 
+#include "../../cuda/corner_marker.h"
 #include "../../cuda/harris.h"
 
 using namespace cudavision;
@@ -56,6 +57,29 @@ const RegisterTunable candidates ({ corner_candidates_traits ().name, &corner_ca
       return detector (in).detect ({ in.src8 (w, h, 1), true }, d, p, s, &corners);
     },
     {}, "timed inside CornerDetector::detect: includes the candidate count's copy and the host wake-up" });
+
+/* A textured frame's corners: one per 16x16 cell, at its centre (the
+ * default min distance, 10, allows about one per 10x10). */
+std::vector<Corner>
+corner_grid (int w, int h)
+{
+  std::vector<Corner> corners;
+  for (int y = 8; y < h; y += 16)
+    for (int x = 8; x < w; x += 16)
+      corners.push_back ({ (float) x, (float) y, 1.f });
+  return corners;
+}
+
+/* CornerDetector::draw stages the list in pinned memory that its next call
+ * overwrites; the element's next detect waits on the stream first, and so
+ * does this (outside the timed segment, which starts at the choice). */
+const RegisterTunable draw ({ corner_draw_traits ().name, &corner_draw_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      CV_CUDA_TRY (cudaStreamSynchronize (s));
+      return detector (in).draw (in.dst8 (w, h, 4), false, PackedRgb::RGBA, corner_grid (w, h), p, s);
+    },
+    {}, "a corner per 16x16 cell, on RGBA; keyed by corners x " + std::to_string (kCornerMarkerPixels) +
+        " marker pixels" });
 
 }  // namespace
 }  // namespace cvtune

@@ -1,0 +1,75 @@
+/* cudavision-tune — cudacanny's kernels, through canny () with the
+ * element's defaults (thresholds 50 / 150, Sobel 3x3, L1, no pre-blur);
+ * canny.histogram and canny.median with the automatic median threshold,
+ * computed on the device. canny.tile (32x8: its shared-memory tiles and
+ * labelling are built for it) and canny.median (one warp) have fixed
+ * blocks: listed, and skipped by the tuner.
+ *
+ * On the tuner's uniform random frames nearly every pixel is an edge
+ * candidate: for canny.merge, canny.roots and canny.weak (whose grids are
+ * fixed by the tile count; roots and weak stride over lists whose length
+ * depends on the frame) that is the hysteresis' worst case, as
+ * bench/'s canny.l2.noise. */
+#include "tunable.h"
+
+#include "../../cuda/canny.h"
+
+using namespace cudavision;
+
+namespace cvtune {
+namespace {
+
+/* The detector's device scratch, grown to the largest size and kept. */
+CannyScratch &
+scratch (TuneInputs & in)
+{
+  return in.object<CannyScratch> ("canny.scratch", [] { return std::make_shared<CannyScratch> (); });
+}
+
+/* dst (the output arena) never aliases src (the input arena), as canny ()
+ * requires. The launcher queues the tile kernel and the global steps; each
+ * kernel is timed on its own segment. */
+CudaStatus
+detect (CannyAuto mode, const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
+{
+  CannyParams p;
+  p.auto_threshold = mode;
+  return canny (in.src8 (w, h, 1), in.dst8 (w, h, 1), p, &scratch (in), policy, stream);
+}
+
+struct Kernel {
+  CannyKernel kernel;
+  CannyAuto mode;
+  const char *note;
+};
+const Kernel kKernels[] = {
+  { CannyKernel::Tile, CannyAuto::Off, "" },
+  { CannyKernel::Merge, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
+  { CannyKernel::Roots, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
+  { CannyKernel::Weak, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
+  { CannyKernel::Histogram, CannyAuto::Median, "auto-threshold=median" },
+  { CannyKernel::Median, CannyAuto::Median, "auto-threshold=median" },
+};
+
+struct Registrations {
+  std::vector<RegisterTunable> regs;
+  Registrations ()
+  {
+    for (const Kernel & k : kKernels) {
+      const KernelTraits & t = canny_traits (k.kernel);
+      const CannyAuto mode = k.mode;
+      Tunable tu;
+      tu.name = t.name;
+      tu.traits = &t;
+      tu.launch = [=] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+        return detect (mode, p, s, w, h, in);
+      };
+      tu.note = k.note;
+      regs.emplace_back (std::move (tu));
+    }
+  }
+};
+const Registrations registrations;
+
+}  // namespace
+}  // namespace cvtune

@@ -29,21 +29,6 @@ test_images ()
   return out;
 }
 
-/* Decoded with GStreamer's pngdec / jpegdec rather than cv::imread:
- * the tests need no OpenCV module beyond the ones the plugin uses
- * (imgcodecs is not one of them). */
-cv::Mat
-load_rgb (const std::string & path)
-{
-  const bool png = path.size () > 4 && path.compare (path.size () - 4, 4, ".png") == 0;
-  const std::string desc = "filesrc location=\"" + path + "\" ! " + (png ? "pngdec" : "jpegdec") +
-      " ! videoconvert ! video/x-raw,format=RGB ! appsink name=out sync=false";
-  std::vector<cv::Mat> frames = pull_all (desc, 30);
-  if (frames.size () != 1)
-    throw std::runtime_error ("cannot decode " + path);
-  return frames[0];
-}
-
 cv::Mat
 random_rgb (int width, int height, uint64_t seed)
 {
@@ -180,23 +165,6 @@ mat_to_buffer (const cv::Mat & m, GstVideoFormat format)
   GstVideoInfo info;
   gst_video_info_set_format (&info, format, m.cols, m.rows);
   return planes_to_buffer (info, { m });
-}
-
-cv::Mat
-buffer_to_mat (GstBuffer * buf, GstCaps * caps)
-{
-  GstVideoInfo info;
-  if (!gst_video_info_from_caps (&info, caps))
-    throw std::runtime_error ("buffer_to_mat: caps are not video");
-  GstVideoFrame f;
-  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ))
-    throw std::runtime_error ("buffer_to_mat: cannot map");
-  const int bpp = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
-  cv::Mat view (info.height, info.width, CV_8UC (bpp), GST_VIDEO_FRAME_PLANE_DATA (&f, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0));
-  cv::Mat out = view.clone ();
-  gst_video_frame_unmap (&f);
-  return out;
 }
 
 std::string
@@ -369,34 +337,10 @@ init_gstreamer (int *argc, char ***argv)
     throw std::runtime_error ("cannot register the cudavision elements");
 }
 
-}  // namespace cvtest
-
-#include <gst/app/gstappsink.h>
-
-namespace cvtest {
-
 std::vector<cv::Mat>
 pull_all (const std::string & description, int timeout_s)
 {
-  std::vector<cv::Mat> frames;
-  GstElement *pipe = gst_parse_launch (description.c_str (), nullptr);
-  if (!pipe)
-    return frames;
-  if (shared_context ())
-    gst_element_set_context (pipe, shared_context ());
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while (true) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), (GstClockTime) timeout_s * GST_SECOND);
-    if (!s)
-      break;
-    frames.push_back (buffer_to_mat (gst_sample_get_buffer (s), gst_sample_get_caps (s)));
-    gst_sample_unref (s);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  return frames;
+  return pull_frames (description, timeout_s, shared_context ());
 }
 
 }  // namespace cvtest

@@ -7,6 +7,8 @@
 
 #include <opencv2/core.hpp>
 
+#include "gst_frames.h" /* load_rgb, buffer_to_mat */
+
 #include <string>
 #include <vector>
 
@@ -16,8 +18,6 @@ namespace cvtest {
 std::vector<std::string> test_images ();
 std::string data_path (const std::string & name);
 
-/* An image as 8-bit RGB, decoded by GStreamer (pngdec / jpegdec). */
-cv::Mat load_rgb (const std::string & path);
 /* Random RGB frame of any size, seeded. */
 cv::Mat random_rgb (int width, int height, uint64_t seed);
 
@@ -35,8 +35,6 @@ cv::Mat expected_gray (const cv::Mat & rgb, GstVideoFormat format);
 
 /* GRAY8 / RGBA frames to and from buffers with default strides. */
 GstBuffer *mat_to_buffer (const cv::Mat & m, GstVideoFormat format);
-/* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
-cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
 
 std::string caps_string (GstVideoFormat format, int width, int height, const char *feature = nullptr);
 

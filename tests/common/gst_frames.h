@@ -1,0 +1,29 @@
+/* cudavision tests — frames out of GStreamer into cv::Mats: images decoded
+ * by GStreamer (no cv::imread: imgcodecs is not on the GPU machine) and the
+ * frames an appsink receives. Needs GStreamer core, video and app only (no
+ * cudavision, no gtest), so the CPU benchmark (bench/bench_cpu.cpp) decodes
+ * the bundled images with the same code as the tests. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cvtest {
+
+/* An image (PNG or JPEG, by its extension) as 8-bit RGB, decoded by
+ * GStreamer (pngdec / jpegdec); throws when it cannot be decoded. */
+cv::Mat load_rgb (const std::string & path);
+
+/* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
+cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
+
+/* Runs a pipeline ending in "appsink name=out" to EOS and returns every
+ * frame it received, mapped on the host; `context` (may be null) is set on
+ * the pipeline first. */
+std::vector<cv::Mat> pull_frames (const std::string & description, int timeout_s, GstContext * context);
+
+}  // namespace cvtest

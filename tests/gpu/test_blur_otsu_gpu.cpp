@@ -5,6 +5,7 @@
  * buffers) and for both Otsu search paths; device chains.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/harness.h"
+#include "../common/otsu_util.h"
 
 #include "../../cuda/blur.h"
 #include "../../cuda/cuda_raii.h"
@@ -231,31 +232,6 @@ TEST (BlurGpu, DeviceChainEqualsCpuChain)
 }
 
 /* ------------------------------------------------------------ otsu */
-
-static int
-opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert)
-{
-  return (int) cv::threshold (in, out, 0, 255, (invert ? cv::THRESH_BINARY_INV : cv::THRESH_BINARY) | cv::THRESH_OTSU);
-}
-
-static cv::Mat
-otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold, const char *out_feature = nullptr)
-{
-  const std::string in_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
-  const std::string out_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows, out_feature);
-  /* the meta is opt-in in binarize mode: ask for it unless the test says */
-  const std::string e = element.find ("attach-meta") == std::string::npos ? element + " attach-meta=true" : element;
-  GstBuffer *out = run_harness (e, in_caps, out_caps, mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8));
-  if (!out)
-    return cv::Mat ();
-  GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
-  *meta_threshold = m ? m->threshold : -1;
-  GstCaps *c = gst_caps_from_string (out_caps.c_str ());
-  cv::Mat mat = buffer_to_mat (out, c);
-  gst_caps_unref (c);
-  gst_buffer_unref (out);
-  return mat;
-}
 
 static void
 check_otsu (const std::string & mode, const cv::Mat & in, const std::string & what)

@@ -6,6 +6,7 @@
  *  - otsu: the device's search (fast path and exact recurrence, run on the
  *    host by otsu_threshold_host) gives cv::threshold's threshold. */
 #include "../common/harness.h"
+#include "../common/otsu_util.h"
 
 #include "../../cpu/blur_cpu.h"
 #include "../../cuda/blur.h"
@@ -263,31 +264,6 @@ TEST (BlurCpu, PipelineWithEveryFormat)
 }
 
 /* ------------------------------------------------------------ otsu */
-
-static double
-opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert)
-{
-  return cv::threshold (in, out, 0, 255, (invert ? cv::THRESH_BINARY_INV : cv::THRESH_BINARY) | cv::THRESH_OTSU);
-}
-
-/* Output frame and the meta's threshold (-1 without a meta). */
-static cv::Mat
-otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold)
-{
-  const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, in.cols, in.rows);
-  /* the meta is opt-in in binarize mode: ask for it unless the test says */
-  const std::string e = element.find ("attach-meta") == std::string::npos ? element + " attach-meta=true" : element;
-  GstBuffer *out = run_harness (e, caps, caps, mat_to_buffer (in, GST_VIDEO_FORMAT_GRAY8));
-  if (!out)
-    return cv::Mat ();
-  GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
-  *meta_threshold = m ? m->threshold : -1;
-  GstCaps *c = gst_caps_from_string (caps.c_str ());
-  cv::Mat mat = buffer_to_mat (out, c);
-  gst_caps_unref (c);
-  gst_buffer_unref (out);
-  return mat;
-}
 
 static void
 check_otsu (const std::string & backend, const cv::Mat & in, const std::string & what)

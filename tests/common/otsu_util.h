@@ -1,0 +1,23 @@
+/* cudavision tests — cudaotsu through the harness and its OpenCV
+ * reference, shared by the CPU and GPU suites. */
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <string>
+
+namespace cvtest {
+
+/* cv::threshold (THRESH_BINARY[_INV] | THRESH_OTSU): the threshold, and
+ * the binarized frame in `out`. */
+int opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert);
+
+/* `element` (a cudaotsu description; attach-meta=true is added unless it
+ * says otherwise, since the meta is opt-in in binarize mode) on one GRAY8
+ * frame: the output frame (empty when nothing came out) and the meta's
+ * threshold in `meta_threshold` (-1 without a meta). `out_feature`: a caps
+ * feature for the output (nullptr: system memory). */
+cv::Mat otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold,
+    const char *out_feature = nullptr);
+
+}  // namespace cvtest

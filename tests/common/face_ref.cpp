@@ -1,8 +1,8 @@
 #include "face_ref.h"
 
+#include "harness.h"
 #include "test_util.h"
 
-#include <gst/check/gstharness.h>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
@@ -150,22 +150,11 @@ FaceRun
 run_face (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
 {
   FaceRun r;
-  GstElement *e = gst_parse_launch (element.c_str (), nullptr);
-  if (!e)
-    return r;
-  if (shared_context ())
-    gst_element_set_context (e, shared_context ());
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
-  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
-  gst_object_unref (e);
-  gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
-  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  std::vector<OwnedStructure> messages;
+  GstBuffer *out = run_harness (element, in_caps, out_caps, in, &messages);
   if (out) {
     r.ok = true;
-    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
-    r.out = buffer_to_mat (out, caps);
-    gst_caps_unref (caps);
+    r.out = output_mat (out, out_caps);
     gpointer state = nullptr;
     while (GstMeta *m = gst_buffer_iterate_meta_filtered (out, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
       const GstVideoRegionOfInterestMeta *roi = (const GstVideoRegionOfInterestMeta *) m;
@@ -176,28 +165,25 @@ run_face (const std::string & element, const std::string & in_caps, const std::s
     }
     gst_buffer_unref (out);
   }
-  while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
-    const GstStructure *s = gst_message_get_structure (msg);
-    if (s && gst_structure_has_name (s, "facedetect")) {
-      r.messages++;
-      r.msg_faces.clear ();
-      r.msg_timing = gst_structure_has_field_typed (s, "stream-time", G_TYPE_UINT64) &&
-          gst_structure_has_field_typed (s, "running-time", G_TYPE_UINT64) &&
-          gst_structure_has_field_typed (s, "duration", G_TYPE_UINT64) &&
-          gst_structure_get_uint64 (s, "timestamp", &r.msg_timestamp);
-      const GValue *list = gst_structure_get_value (s, "faces");
-      for (guint i = 0; list && GST_VALUE_HOLDS_LIST (list) && i < gst_value_list_get_size (list); i++) {
-        const GstStructure *f = gst_value_get_structure (gst_value_list_get_value (list, i));
-        guint x = 0, y = 0, w = 0, hh = 0;
-        gst_structure_get (f, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y, "width", G_TYPE_UINT, &w, "height",
-            G_TYPE_UINT, &hh, nullptr);
-        r.msg_faces.push_back (cv::Rect (x, y, w, hh));
-      }
+  for (const OwnedStructure & owned : messages) {
+    const GstStructure *s = owned.get ();
+    if (!gst_structure_has_name (s, "facedetect"))
+      continue;
+    r.messages++;
+    r.msg_faces.clear ();
+    r.msg_timing = gst_structure_has_field_typed (s, "stream-time", G_TYPE_UINT64) &&
+        gst_structure_has_field_typed (s, "running-time", G_TYPE_UINT64) &&
+        gst_structure_has_field_typed (s, "duration", G_TYPE_UINT64) &&
+        gst_structure_get_uint64 (s, "timestamp", &r.msg_timestamp);
+    const GValue *list = gst_structure_get_value (s, "faces");
+    for (guint i = 0; list && GST_VALUE_HOLDS_LIST (list) && i < gst_value_list_get_size (list); i++) {
+      const GstStructure *f = gst_value_get_structure (gst_value_list_get_value (list, i));
+      guint x = 0, y = 0, w = 0, hh = 0;
+      gst_structure_get (f, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y, "width", G_TYPE_UINT, &w, "height",
+          G_TYPE_UINT, &hh, nullptr);
+      r.msg_faces.push_back (cv::Rect (x, y, w, hh));
     }
-    gst_message_unref (msg);
   }
-  gst_harness_teardown (h);
-  gst_object_unref (bus);
   return r;
 }
 

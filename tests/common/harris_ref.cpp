@@ -1,12 +1,12 @@
 #include "harris_ref.h"
 
+#include "harness.h"
 #include "test_util.h"
 
 #include "../../cuda/harris_math.h"
 
 #include "gstcvkeypointsmeta.h"
 
-#include <gst/check/gstharness.h>
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -267,16 +267,11 @@ HarrisRun
 run_harris (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
 {
   HarrisRun r;
-  GstHarness *h = gst_harness_new_parse (element.c_str ());
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_caps_str (h, in_caps.c_str (), out_caps.c_str ());
-  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  std::vector<OwnedStructure> messages;
+  GstBuffer *out = run_harness (element, in_caps, out_caps, in, &messages);
   if (out) {
     r.ok = true;
-    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
-    r.out = buffer_to_mat (out, caps);
-    gst_caps_unref (caps);
+    r.out = output_mat (out, out_caps);
     if (GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (out)) {
       r.has_meta = true;
       for (guint i = 0; i < m->n; i++)
@@ -284,26 +279,22 @@ run_harris (const std::string & element, const std::string & in_caps, const std:
     }
     gst_buffer_unref (out);
   }
-  while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
-    const GstStructure *s = gst_message_get_structure (msg);
-    if (s && gst_structure_has_name (s, "cudaharris")) {
-      r.messages++;
-      gst_structure_get_uint (s, "count", &r.msg_count);
-      r.msg_corners.clear ();
-      const GValue *list = gst_structure_get_value (s, "corners");
-      for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
-        const GstStructure *c = gst_value_get_structure (gst_value_list_get_value (list, i));
-        Corner k;
-        gst_structure_get (c, "x", G_TYPE_FLOAT, &k.x, "y", G_TYPE_FLOAT, &k.y, "score", G_TYPE_FLOAT, &k.score,
-            nullptr);
-        r.msg_corners.push_back (k);
-      }
+  for (const OwnedStructure & owned : messages) {
+    const GstStructure *s = owned.get ();
+    if (!gst_structure_has_name (s, "cudaharris"))
+      continue;
+    r.messages++;
+    gst_structure_get_uint (s, "count", &r.msg_count);
+    r.msg_corners.clear ();
+    const GValue *list = gst_structure_get_value (s, "corners");
+    for (guint i = 0; list && i < gst_value_list_get_size (list); i++) {
+      const GstStructure *c = gst_value_get_structure (gst_value_list_get_value (list, i));
+      Corner k;
+      gst_structure_get (c, "x", G_TYPE_FLOAT, &k.x, "y", G_TYPE_FLOAT, &k.y, "score", G_TYPE_FLOAT, &k.score,
+          nullptr);
+      r.msg_corners.push_back (k);
     }
-    gst_message_unref (msg);
   }
-  gst_element_set_bus (h->element, nullptr);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
   return r;
 }
 

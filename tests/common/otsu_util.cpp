@@ -27,9 +27,7 @@ otsu_through (const std::string & element, const cv::Mat & in, int *meta_thresho
     return cv::Mat ();
   GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
   *meta_threshold = m ? m->threshold : -1;
-  GstCaps *c = gst_caps_from_string (out_caps.c_str ());
-  cv::Mat mat = buffer_to_mat (out, c);
-  gst_caps_unref (c);
+  cv::Mat mat = output_mat (out, out_caps);
   gst_buffer_unref (out);
   return mat;
 }

@@ -9,14 +9,14 @@
 #include "bench_util.h"
 #include "canny_frame.h"
 
-#include "../cuda/device_info.h"
-#include "../cuda/blur.h"
-#include "../cuda/canny.h"
-#include "../cuda/flow.h"
-#include "../cuda/gray.h"
-#include "../cuda/harris.h"
-#include "../cuda/otsu.h"
-#include "../cuda/tuning_table.h"
+#include "../cuda/common/device_info.h"
+#include "../cuda/blur/blur.h"
+#include "../cuda/canny/canny.h"
+#include "../cuda/flow/flow.h"
+#include "../cuda/gray/gray.h"
+#include "../cuda/harris/harris.h"
+#include "../cuda/otsu/otsu.h"
+#include "../cuda/policy/tuning_table.h"
 
 #include <algorithm>
 #include <cmath>

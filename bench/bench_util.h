@@ -3,8 +3,8 @@
  * larger than L2 so that large frames are timed from device memory. */
 #pragma once
 
-#include "../cuda/cuda_raii.h"
-#include "../cuda/launch_policy.h"
+#include "../cuda/common/cuda_raii.h"
+#include "../cuda/policy/launch_policy.h"
 
 #include <functional>
 #include <string>

@@ -4,7 +4,7 @@
  * GPU. */
 #pragma once
 
-#include "../cuda/image.h"
+#include "../cuda/common/image.h"
 
 #include <cstdint>
 

@@ -5,8 +5,8 @@
  * GPU. */
 #pragma once
 
-#include "../cuda/canny_params.h"
-#include "../cuda/image.h"
+#include "../cuda/canny/canny_params.h"
+#include "../cuda/common/image.h"
 
 namespace cudavision {
 namespace cpu {

@@ -3,8 +3,8 @@
  * equalization), and the same boxes the GPU draws. */
 #pragma once
 
-#include "../cuda/face_types.h"
-#include "../cuda/image.h"
+#include "../cuda/face/face_types.h"
+#include "../cuda/common/image.h"
 
 #include <memory>
 #include <string>

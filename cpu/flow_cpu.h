@@ -3,8 +3,8 @@
  * takes; the flow colours and the drawing are the GPU's (flow_draw.h). */
 #pragma once
 
-#include "../cuda/flow_params.h"
-#include "../cuda/image.h"
+#include "../cuda/flow/flow_params.h"
+#include "../cuda/common/image.h"
 
 #include <vector>
 

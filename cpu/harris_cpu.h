@@ -3,9 +3,9 @@
  * the same plain image views the GPU path takes. */
 #pragma once
 
-#include "../cuda/corner_params.h"
-#include "../cuda/corner_select.h"
-#include "../cuda/image.h"
+#include "../cuda/harris/corner_params.h"
+#include "../cuda/harris/corner_select.h"
+#include "../cuda/common/image.h"
 
 #include <vector>
 

@@ -33,8 +33,8 @@
 #include "gstcudablur.h"
 
 #include "../cpu/blur_cpu.h"
-#include "../cuda/blur.h"
-#include "../cuda/cuda_raii.h"
+#include "../cuda/blur/blur.h"
+#include "../cuda/common/cuda_raii.h"
 
 #include <algorithm>
 

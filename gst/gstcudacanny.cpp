@@ -42,8 +42,8 @@
 #include "gstcvotsumeta.h"
 
 #include "../cpu/canny_cpu.h"
-#include "../cuda/blur.h"
-#include "../cuda/canny.h"
+#include "../cuda/blur/blur.h"
+#include "../cuda/canny/canny.h"
 
 #include <exception>
 

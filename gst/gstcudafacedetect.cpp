@@ -36,8 +36,8 @@
 #include "gstcvlumainput.h"
 
 #include "../cpu/facedetect_cpu.h"
-#include "../cuda/facedetect.h"
-#include "../cuda/gray.h"
+#include "../cuda/face/facedetect.h"
+#include "../cuda/gray/gray.h"
 
 #include <exception>
 #include <string>

@@ -51,9 +51,9 @@
 #include "../cpu/flow_cpu.h"
 #include "../cpu/gray_cpu.h"
 #include "../cpu/harris_cpu.h"
-#include "../cuda/flow.h"
-#include "../cuda/gray.h"
-#include "../cuda/harris.h"
+#include "../cuda/flow/flow.h"
+#include "../cuda/gray/gray.h"
+#include "../cuda/harris/harris.h"
 
 #include <algorithm>
 #include <cmath>

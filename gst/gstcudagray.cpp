@@ -20,7 +20,7 @@
 #include "gstcudagray.h"
 
 #include "../cpu/gray_cpu.h"
-#include "../cuda/gray.h"
+#include "../cuda/gray/gray.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_gray_debug);
 #define GST_CAT_DEFAULT gst_cuda_gray_debug

@@ -39,8 +39,8 @@
 #include "gstcvlumainput.h"
 
 #include "../cpu/harris_cpu.h"
-#include "../cuda/gray.h"
-#include "../cuda/harris.h"
+#include "../cuda/gray/gray.h"
+#include "../cuda/harris/harris.h"
 
 #include <exception>
 #include <vector>

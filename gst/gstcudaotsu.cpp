@@ -45,9 +45,9 @@
 #include "gstcvframemessage.h"
 
 #include "../cpu/otsu_cpu.h"
-#include "../cuda/cuda_raii.h"
-#include "../cuda/gray.h"
-#include "../cuda/otsu.h"
+#include "../cuda/common/cuda_raii.h"
+#include "../cuda/gray/gray.h"
+#include "../cuda/otsu/otsu.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_otsu_debug);
 #define GST_CAT_DEFAULT gst_cuda_otsu_debug

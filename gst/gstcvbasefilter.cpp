@@ -7,12 +7,12 @@
 
 #include <gst/cuda/gstcudautils.h>
 
-#include "../cuda/auto_tuner.h"
-#include "../cuda/cuda_raii.h"
-#include "../cuda/device_info.h"
-#include "../cuda/event_timer.h"
-#include "../cuda/launch_policy.h"
-#include "../cuda/tuning_table.h"
+#include "../cuda/policy/auto_tuner.h"
+#include "../cuda/common/cuda_raii.h"
+#include "../cuda/common/device_info.h"
+#include "../cuda/common/event_timer.h"
+#include "../cuda/policy/launch_policy.h"
+#include "../cuda/policy/tuning_table.h"
 
 #include <memory>
 #include <string>

@@ -21,7 +21,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
-#include "../cuda/cuda_check.h"
+#include "../cuda/common/cuda_check.h"
 
 namespace cudavision {
 class LaunchPolicy;
@@ -99,7 +99,7 @@ GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision
 G_END_DECLS
 
 #ifdef __cplusplus
-#include "../cuda/image.h"
+#include "../cuda/common/image.h"
 
 /* The cuda/ layout of a packed 3- or 4-byte RGB format; false for others. */
 bool gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout);

@@ -2,7 +2,7 @@
 
 #include <gst/cuda/gstcudaloader.h>
 
-#include "../cuda/device_info.h"
+#include "../cuda/common/device_info.h"
 
 gboolean
 gst_cv_cuda_available (void)

@@ -2,7 +2,7 @@
 #include "gstcvlumainput.h"
 
 #include "../cpu/gray_cpu.h"
-#include "../cuda/gray.h"
+#include "../cuda/gray/gray.h"
 
 bool
 gst_cv_luma_input_set (GstCvLumaInput * in, const GstVideoInfo * info)

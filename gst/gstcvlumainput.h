@@ -6,7 +6,7 @@
 
 #include "gstcvbasefilter.h"
 
-#include "../cuda/cuda_raii.h"
+#include "../cuda/common/cuda_raii.h"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 #include "gstcvmemory.h"
 
 #include "gstcvcontext.h"
-#include "../cuda/cuda_raii.h"
+#include "../cuda/common/cuda_raii.h"
 
 #include <atomic>
 #include <mutex>

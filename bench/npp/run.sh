@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 cuda=${CUDA_HOME:-/usr/local/cuda}
 out=${1:-/tmp/cudavision-npp}
 mkdir -p "$out"
-common="bench/bench_util.cpp cuda/cuda_raii.cpp cuda/cuda_check.cpp"
+common="bench/bench_util.cpp cuda/common/cuda_raii.cpp cuda/common/cuda_check.cpp"
 for prog in bench/npp/npp_*.cu; do
   name=$(basename "$prog" .cu)
   if "$cuda/bin/nvcc" -std=c++17 -O3 -arch=sm_90 -Icuda "$prog" $common -o "$out/$name" \

@@ -4,7 +4,7 @@
 #include "gstcvotsumeta.h"
 
 #include "../../cpu/canny_cpu.h"
-#include "../../cuda/blur.h"
+#include "../../cuda/blur/blur.h"
 
 #include <opencv2/imgproc.hpp>
 

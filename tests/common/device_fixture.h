@@ -4,9 +4,9 @@
  * it). */
 #pragma once
 
-#include "../../cuda/cuda_raii.h"
-#include "../../cuda/device_info.h"
-#include "../../cuda/image.h"
+#include "../../cuda/common/cuda_raii.h"
+#include "../../cuda/common/device_info.h"
+#include "../../cuda/common/image.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>

@@ -2,7 +2,7 @@
 
 #include "harness.h"
 
-#include "../../cuda/flow_math.h"
+#include "../../cuda/flow/flow_math.h"
 #include "gstcvflowmeta.h"
 
 #include <gst/check/gstharness.h>

@@ -5,7 +5,7 @@
  * over a sequence of frames with GstHarness. */
 #pragma once
 
-#include "../../cuda/flow_params.h"
+#include "../../cuda/flow/flow_params.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>

@@ -2,7 +2,7 @@
  * CUDA device is present, so CI without a GPU skips rather than fails. */
 #include "test_util.h"
 
-#include "../../cuda/device_info.h"
+#include "../../cuda/common/device_info.h"
 #include "gstcvcontext.h"
 
 #include <gst/cuda/gstcudautils.h>

@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "test_util.h"
 
-#include "../../cuda/harris_math.h"
+#include "../../cuda/harris/harris_math.h"
 
 #include "gstcvkeypointsmeta.h"
 

@@ -3,8 +3,8 @@
  * the chessboard ground truth of left01.jpg. */
 #pragma once
 
-#include "../../cuda/corner_params.h"
-#include "../../cuda/corner_select.h"
+#include "../../cuda/harris/corner_params.h"
+#include "../../cuda/harris/corner_select.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>

@@ -7,12 +7,12 @@
 #include "../common/harness.h"
 #include "../common/otsu_util.h"
 
-#include "../../cuda/blur.h"
-#include "../../cuda/cuda_raii.h"
-#include "../../cuda/device_info.h"
-#include "../../cuda/launch_policy.h"
-#include "../../cuda/otsu.h"
-#include "../../cuda/tuning_table.h"
+#include "../../cuda/blur/blur.h"
+#include "../../cuda/common/cuda_raii.h"
+#include "../../cuda/common/device_info.h"
+#include "../../cuda/policy/launch_policy.h"
+#include "../../cuda/otsu/otsu.h"
+#include "../../cuda/policy/tuning_table.h"
 #include "gstcvmemory.h"
 #include "gstcvotsumeta.h"
 

@@ -11,10 +11,10 @@
 #include "../common/device_fixture.h"
 #include "../common/harness.h"
 
-#include "../../cuda/canny.h"
-#include "../../cuda/cuda_raii.h"
-#include "../../cuda/device_info.h"
-#include "../../cuda/launch_policy.h"
+#include "../../cuda/canny/canny.h"
+#include "../../cuda/common/cuda_raii.h"
+#include "../../cuda/common/device_info.h"
+#include "../../cuda/policy/launch_policy.h"
 #include "gstcvmemory.h"
 
 #include <gst/app/gstappsink.h>

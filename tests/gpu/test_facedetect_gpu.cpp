@@ -12,9 +12,9 @@
 #include "../common/face_ref.h"
 #include "../common/harness.h"
 
-#include "../../cuda/face_grouping.h"
-#include "../../cuda/facedetect.h"
-#include "../../cuda/tuning_table.h"
+#include "../../cuda/face/face_grouping.h"
+#include "../../cuda/face/facedetect.h"
+#include "../../cuda/policy/tuning_table.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>

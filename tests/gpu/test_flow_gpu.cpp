@@ -18,8 +18,8 @@
 #include "../common/harris_ref.h"
 
 #include "../../cpu/flow_cpu.h"
-#include "../../cuda/flow.h"
-#include "../../cuda/flow_draw.h"
+#include "../../cuda/flow/flow.h"
+#include "../../cuda/flow/flow_draw.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>

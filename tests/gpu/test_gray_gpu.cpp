@@ -3,9 +3,9 @@
  * Skips (exit 77) without a CUDA device. */
 #include "../common/harness.h"
 
-#include "../../cuda/launch_policy.h"
-#include "../../cuda/tuning_table.h"
-#include "../../cuda/device_info.h"
+#include "../../cuda/policy/launch_policy.h"
+#include "../../cuda/policy/tuning_table.h"
+#include "../../cuda/common/device_info.h"
 #include "gstcvbufferpool.h"
 #include "gstcvmemory.h"
 

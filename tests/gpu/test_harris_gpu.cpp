@@ -9,8 +9,8 @@
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
 
-#include "../../cuda/device_info.h"
-#include "../../cuda/harris.h"
+#include "../../cuda/common/device_info.h"
+#include "../../cuda/harris/harris.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>

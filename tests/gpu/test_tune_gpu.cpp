@@ -10,9 +10,9 @@
 #include "../common/harness.h"
 #include "../common/tune_tool.h"
 
-#include "../../cuda/device_info.h"
-#include "../../cuda/face_levels.h"
-#include "../../cuda/tuning_table.h"
+#include "../../cuda/common/device_info.h"
+#include "../../cuda/face/face_levels.h"
+#include "../../cuda/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 

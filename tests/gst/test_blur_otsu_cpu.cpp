@@ -9,8 +9,8 @@
 #include "../common/otsu_util.h"
 
 #include "../../cpu/blur_cpu.h"
-#include "../../cuda/blur.h"
-#include "../../cuda/otsu.h"
+#include "../../cuda/blur/blur.h"
+#include "../../cuda/otsu/otsu.h"
 #include "gstcvotsumeta.h"
 
 #include <gtest/gtest.h>

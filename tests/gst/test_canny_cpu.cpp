@@ -8,7 +8,7 @@
 #include "../common/harness.h"
 
 #include "../../cpu/canny_cpu.h"
-#include "../../cuda/canny_math.h"
+#include "../../cuda/canny/canny_math.h"
 #include "gstcvotsumeta.h"
 
 #include <gtest/gtest.h>

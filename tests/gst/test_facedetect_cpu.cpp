@@ -7,7 +7,7 @@
 #include "../common/harris_ref.h"
 #include "../common/temp_file.h"
 
-#include "../../cuda/face_draw.h"
+#include "../../cuda/face/face_draw.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>

@@ -13,7 +13,7 @@
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
 
-#include "../../cuda/flow_draw.h"
+#include "../../cuda/flow/flow_draw.h"
 #include "gstcvflowmeta.h"
 #include "gstcvkeypointsmeta.h"
 

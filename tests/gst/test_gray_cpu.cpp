@@ -3,7 +3,7 @@
  * the errors users meet. */
 #include "../common/harness.h"
 
-#include "../../cuda/device_info.h"
+#include "../../cuda/common/device_info.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>

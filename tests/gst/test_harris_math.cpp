@@ -9,9 +9,9 @@
 #include "../common/harris_ref.h"
 #include "../common/test_util.h"
 
-#include "../../cuda/corner_marker.h"
-#include "../../cuda/harris_math.h"
-#include "../../cuda/corner_select.h"
+#include "../../cuda/harris/corner_marker.h"
+#include "../../cuda/harris/harris_math.h"
+#include "../../cuda/harris/corner_select.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>

@@ -12,9 +12,9 @@
  *  - the grouped faces equal to detectMultiScale with minNeighbors 3;
  *  - group_rectangles equal to cv::groupRectangles on random lists.
  * Built with -ffp-contract=off, as the device code uses _rn intrinsics. */
-#include "../../cuda/face_grouping.h"
-#include "../../cuda/face_levels.h"
-#include "../../cuda/haar_eval.h"
+#include "../../cuda/face/face_grouping.h"
+#include "../../cuda/face/face_levels.h"
+#include "../../cuda/face/haar_eval.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>

@@ -4,8 +4,8 @@
  * files it must refuse (truncated at every length, garbage, empty, missing,
  * LBP, tilted features, the old format, hand-broken structure) with an
  * error naming the file and the problem. Needs opencv-data's cascades. */
-#include "../../cuda/haar_cascade.h"
-#include "../../cuda/mini_xml.h"
+#include "../../cuda/face/haar_cascade.h"
+#include "../../cuda/face/mini_xml.h"
 #include "../common/temp_file.h"
 
 #include <gtest/gtest.h>

@@ -9,9 +9,9 @@
  * reproduce a number printed in the paper. The expectations are derived by
  * hand from the equations as docs/BLOCK-SIZING.md states them, with the
  * arithmetic in the comments, on the paper's GPU and image sizes. */
-#include "auto_tuner.h"
-#include "launch_policy.h"
-#include "tuning_table.h"
+#include "../../cuda/policy/auto_tuner.h"
+#include "../../cuda/policy/launch_policy.h"
+#include "../../cuda/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 

@@ -10,14 +10,14 @@
 #include "../../tools/tune/search_space.h"
 #include "../../tools/tune/tunable.h"
 
-#include "../../cuda/blur.h"
-#include "../../cuda/canny.h"
-#include "../../cuda/face_levels.h"
-#include "../../cuda/facedetect.h"
-#include "../../cuda/flow.h"
-#include "../../cuda/gray.h"
-#include "../../cuda/harris.h"
-#include "../../cuda/otsu.h"
+#include "../../cuda/blur/blur.h"
+#include "../../cuda/canny/canny.h"
+#include "../../cuda/face/face_levels.h"
+#include "../../cuda/face/facedetect.h"
+#include "../../cuda/flow/flow.h"
+#include "../../cuda/gray/gray.h"
+#include "../../cuda/harris/harris.h"
+#include "../../cuda/otsu/otsu.h"
 
 #include "../common/tune_tool.h"
 

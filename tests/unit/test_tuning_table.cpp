@@ -1,6 +1,6 @@
 /* Unit tests of the tuning table: the file format, its errors, and saving
  * and resuming a table on disk. */
-#include "tuning_table.h"
+#include "../../cuda/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 

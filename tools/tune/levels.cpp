@@ -1,8 +1,8 @@
 /* cudavision-tune — pyramid level sizes (levels.h). */
 #include "levels.h"
 
-#include "../../cuda/face_levels.h"
-#include "../../cuda/flow_params.h"
+#include "../../cuda/face/face_levels.h"
+#include "../../cuda/flow/flow_params.h"
 
 #include <algorithm>
 

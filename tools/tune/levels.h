@@ -10,7 +10,7 @@
 
 #include "search_space.h"
 
-#include "../../cuda/face_types.h"
+#include "../../cuda/face/face_types.h"
 
 #include <utility>
 #include <vector>

@@ -9,7 +9,7 @@
 #include "runner.h"
 
 #include "../../bench/bench_util.h"
-#include "../../cuda/device_info.h"
+#include "../../cuda/common/device_info.h"
 
 #include <glib.h>
 

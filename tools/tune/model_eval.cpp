@@ -18,10 +18,10 @@
  */
 #include "samples.h"
 
-#include "../../cuda/blur.h"
-#include "../../cuda/gray.h"
-#include "../../cuda/harris.h"
-#include "../../cuda/otsu.h"
+#include "../../cuda/blur/blur.h"
+#include "../../cuda/gray/gray.h"
+#include "../../cuda/harris/harris.h"
+#include "../../cuda/otsu/otsu.h"
 
 #include <cstdio>
 #include <cstring>

@@ -16,10 +16,10 @@
 
 #include "search_space.h"
 
-#include "../../cuda/cuda_check.h"
-#include "../../cuda/cuda_raii.h"
-#include "../../cuda/image.h"
-#include "../../cuda/launch_policy.h"
+#include "../../cuda/common/cuda_check.h"
+#include "../../cuda/common/cuda_raii.h"
+#include "../../cuda/common/image.h"
+#include "../../cuda/policy/launch_policy.h"
 
 #include <functional>
 #include <map>

@@ -4,7 +4,7 @@
  * GRAY8 and RGBA; the fused kernel and the two-pass rows and columns. */
 #include "tunable.h"
 
-#include "../../cuda/blur.h"
+#include "../../cuda/blur/blur.h"
 
 using namespace cudavision;
 

@@ -12,7 +12,7 @@
  * bench/'s canny.l2.noise. */
 #include "tunable.h"
 
-#include "../../cuda/canny.h"
+#include "../../cuda/canny/canny.h"
 
 using namespace cudavision;
 

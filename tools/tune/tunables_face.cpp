@@ -17,7 +17,7 @@
 #include "levels.h"
 #include "tunable.h"
 
-#include "../../cuda/facedetect.h"
+#include "../../cuda/face/facedetect.h"
 
 #include <algorithm>
 #include <map>

@@ -11,7 +11,7 @@
 #include "levels.h"
 #include "tunable.h"
 
-#include "../../cuda/flow.h"
+#include "../../cuda/flow/flow.h"
 
 using namespace cudavision;
 

@@ -2,7 +2,7 @@
  * 3-byte (RGB, BGR) colour to GRAY8. */
 #include "tunable.h"
 
-#include "../../cuda/gray.h"
+#include "../../cuda/gray/gray.h"
 
 using namespace cudavision;
 

@@ -2,8 +2,8 @@
  * 32x8 block (its shared-memory tile): listed, and skipped by the tuner. */
 #include "tunable.h"
 
-#include "../../cuda/corner_marker.h"
-#include "../../cuda/harris.h"
+#include "../../cuda/harris/corner_marker.h"
+#include "../../cuda/harris/harris.h"
 
 using namespace cudavision;
 

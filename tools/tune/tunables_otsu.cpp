@@ -3,7 +3,7 @@
  * and skipped by the tuner. */
 #include "tunable.h"
 
-#include "../../cuda/otsu.h"
+#include "../../cuda/otsu/otsu.h"
 
 using namespace cudavision;
 

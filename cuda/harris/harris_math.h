@@ -16,7 +16,7 @@
 #pragma once
 
 #include "corner_params.h"
-#include "gray_weights.h" /* CV_HD and the BT.601 luma */
+#include "../gray/gray_weights.h" /* CV_HD and the BT.601 luma */
 
 #include <cmath>
 #include <cstdint>

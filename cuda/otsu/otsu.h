@@ -36,9 +36,9 @@
  * against OpenCV without a GPU. */
 #pragma once
 
-#include "cuda_check.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/cuda_check.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <cstdint>
 

@@ -16,7 +16,7 @@
  *  - draw:    one thread per border pixel, one grid row per box. */
 #include "facedetect_kernels.h"
 #include "face_draw.h"
-#include "launch_util.cuh"
+#include "../common/launch_util.cuh"
 
 #include <climits>
 

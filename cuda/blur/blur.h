@@ -26,10 +26,10 @@
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
 
-#include "cuda_check.h"
-#include "cuda_raii.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/cuda_check.h"
+#include "../common/cuda_raii.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <cstdint>
 

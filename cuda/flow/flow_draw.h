@@ -9,8 +9,8 @@
  *    kFlowLineMax + 1 pixels from its start. */
 #pragma once
 
-#include "gray_weights.h" /* CV_HD */
-#include "harris_math.h"  /* mul_rn, add_rn, sub_rn */
+#include "../gray/gray_weights.h" /* CV_HD */
+#include "../harris/harris_math.h"  /* mul_rn, add_rn, sub_rn */
 
 #include <cmath>
 #include <cstdint>

@@ -30,7 +30,7 @@
 #pragma once
 
 #include "flow_params.h"
-#include "harris_math.h" /* reflect101, mul_rn, add_rn, sub_rn */
+#include "../harris/harris_math.h" /* reflect101, mul_rn, add_rn, sub_rn */
 
 #include <cfloat>
 #include <cmath>

@@ -1,9 +1,9 @@
 /* cudavision — colour to GRAY8 on the GPU (cudagray). */
 #pragma once
 
-#include "cuda_check.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/cuda_check.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 namespace cudavision {
 

@@ -5,7 +5,7 @@
  * take the scalar path. */
 #include "gray.h"
 #include "gray_weights.h"
-#include "launch_util.cuh"
+#include "../common/launch_util.cuh"
 
 namespace cudavision {
 namespace {

@@ -1,11 +1,11 @@
 /* cudavision — Lucas-Kanade kernels, their launchers and cudaflow's device
  * state (flow.h describes the steps, flow_math.h the arithmetic). */
-#include "corner_marker.h"
+#include "../harris/corner_marker.h"
 #include "flow.h"
 #include "flow_draw.h"
 #include "flow_math.h"
-#include "gray.h"
-#include "launch_util.cuh"
+#include "../gray/gray.h"
+#include "../common/launch_util.cuh"
 
 #include <algorithm>
 

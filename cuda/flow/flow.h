@@ -26,12 +26,12 @@
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
 
-#include "cuda_check.h"
-#include "cuda_raii.h"
+#include "../common/cuda_check.h"
+#include "../common/cuda_raii.h"
 #include "flow_params.h"
-#include "harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
-#include "image.h"
-#include "launch_policy.h"
+#include "../harris/harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
  * detection pipeline (harris.h describes the steps). */
 #include "corner_marker.h"
 #include "harris.h"
-#include "launch_util.cuh"
+#include "../common/launch_util.cuh"
 
 #include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>

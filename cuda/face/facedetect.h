@@ -20,13 +20,13 @@
  * lives in haar_eval.h and is tested against OpenCV on the CPU). */
 #pragma once
 
-#include "cuda_check.h"
-#include "cuda_raii.h"
+#include "../common/cuda_check.h"
+#include "../common/cuda_raii.h"
 #include "face_levels.h"
 #include "face_types.h"
 #include "haar_cascade.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <functional>
 #include <vector>

@@ -4,7 +4,7 @@
  * CUDA headers; the CV_HD helpers also compile into the kernels. */
 #pragma once
 
-#include "gray_weights.h" /* CV_HD */
+#include "../gray/gray_weights.h" /* CV_HD */
 
 #include <cstdint>
 

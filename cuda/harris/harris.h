@@ -26,11 +26,11 @@
 
 #include "corner_params.h"
 #include "corner_select.h"
-#include "cuda_check.h"
-#include "cuda_raii.h"
+#include "../common/cuda_check.h"
+#include "../common/cuda_raii.h"
 #include "harris_math.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <cstdint>
 #include <vector>

@@ -4,7 +4,7 @@
  * kernel and the CPU backend so both draw the same pixels. */
 #pragma once
 
-#include "gray_weights.h" /* CV_HD */
+#include "../gray/gray_weights.h" /* CV_HD */
 
 namespace cudavision {
 

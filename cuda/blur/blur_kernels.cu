@@ -22,7 +22,7 @@
  * __constant__ symbol, and a property change needs no cudaMemcpyToSymbol
  * ordered against frames in flight. */
 #include "blur.h"
-#include "launch_util.cuh"
+#include "../common/launch_util.cuh"
 
 #include <algorithm>
 #include <cmath>

@@ -29,7 +29,7 @@
  * exactly as OpenCV does): host and device agree bit for bit. */
 #pragma once
 
-#include "harris_math.h" /* CV_HD, sobel_smooth, sobel_deriv, sobel_at */
+#include "../harris/harris_math.h" /* CV_HD, sobel_smooth, sobel_deriv, sobel_at */
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
  * binarization in a second; the threshold never leaves device memory
  * unless the element asks for it (otsu_copy_result). See otsu.h. */
 #include "otsu.h"
-#include "launch_util.cuh"
+#include "../common/launch_util.cuh"
 
 #include <cfloat>
 #include <cstddef>

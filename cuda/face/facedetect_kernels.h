@@ -3,12 +3,12 @@
  * policy for its shape, calls the hook around the launch and checks it. */
 #pragma once
 
-#include "cuda_check.h"
+#include "../common/cuda_check.h"
 #include "face_levels.h"
 #include "facedetect.h"
 #include "haar_eval.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 namespace cudavision {
 namespace facedetect {

@@ -3,7 +3,7 @@
  * than waiting (cuda/auto_tuner.h). */
 #pragma once
 
-#include "auto_tuner.h"
+#include "../policy/auto_tuner.h"
 #include "cuda_raii.h"
 
 #include <vector>

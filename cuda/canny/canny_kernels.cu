@@ -1,9 +1,9 @@
 /* cudavision — Canny kernels, their launchers and the detection (canny.h
  * describes the steps, canny_math.h the arithmetic). */
-#include "blur.h"
+#include "../blur/blur.h"
 #include "canny.h"
-#include "launch_util.cuh"
-#include "otsu.h"
+#include "../common/launch_util.cuh"
+#include "../otsu/otsu.h"
 
 #include <algorithm>
 #include <climits>

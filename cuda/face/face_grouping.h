@@ -2,9 +2,10 @@
  * OpenCV's cv::groupRectangles (rectList, groupThreshold, eps) and the
  * clipping of CascadeClassifier::detectMultiScale.
  *
- * The GPU detector runs this on the host over its few hundred raw windows:
- * the union-find over a small list is sequential by nature and costs
- * microseconds, less than a kernel launch. Pure C++. */
+ * The classes (which raw windows cluster together) are found on the GPU
+ * when the detector has its raw list there (face_group.cu), or here by
+ * partition_rectangles; merge_classes then averages and filters them on
+ * the host (a few hundred classes at most). Pure C++. */
 #pragma once
 
 #include "face_types.h"
@@ -19,6 +20,16 @@ namespace cudavision {
  * min_neighbors <= 0 returns the list unchanged, as OpenCV does. The output
  * order is OpenCV's (clusters in order of their first member). */
 void group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps = kFaceGroupEps);
+
+/* The first half of group_rectangles: each rectangle's class (0, 1, ...
+ * numbered by their first member, as cv::partition numbers them); returns
+ * the number of classes. */
+int partition_rectangles (const std::vector<FaceRect> & rects, std::vector<int> & labels, double eps = kFaceGroupEps);
+
+/* The second half: replaces `rects` by its classes' means, less those of
+ * min_neighbors members or fewer and those inside a stronger one. */
+void merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & labels, int nclasses, int min_neighbors,
+    double eps = kFaceGroupEps);
 
 /* Intersects each rectangle with the image and drops empty ones
  * (cv::CascadeClassifier::detectMultiScale's final step). */

@@ -1,4 +1,4 @@
-/* cudavision — FaceDetector: buffers, the level loop, the one read-back per
+/* cudavision — FaceDetector: buffers, the batch loop, the one read-back per
  * frame and the host grouping (see facedetect.h). */
 #include "facedetect.h"
 
@@ -13,11 +13,19 @@ namespace cudavision {
 
 namespace {
 
-/* The list starts this large and doubles when a frame overflows it. */
-constexpr unsigned kInitialCapacity = 16384;
-/* Rectangles read back with the counter in the first copy; a frame with
+/* The result list starts this large and grows when a frame overflows it. */
+constexpr unsigned kInitialFaceCapacity = 16384;
+/* The similar pairs of the device grouping, likewise (the LFW mosaic at
+ * 1080p has about 110 000 among its 5511 raw windows). */
+constexpr unsigned kInitialEdgeCapacity = 1u << 18;
+/* Rectangles read back with the counters in the first copy; a frame with
  * more raw detections takes a second copy. */
 constexpr unsigned kFirstChunk = 1024;
+/* The window lists start at these fractions of the largest batch's windows
+ * (grown, with another search of that frame, when a frame passes them:
+ * uniform noise sends about half of the windows past the first stage). */
+constexpr unsigned kListDivisor[2] = { 2, 4 };
+constexpr unsigned kMinListCapacity = 4096;
 
 template <typename T>
 CudaStatus
@@ -27,9 +35,26 @@ upload (DeviceBuffer & buf, const std::vector<T> & v, cudaStream_t stream)
   CudaStatus s = buf.ensure (bytes);
   if (!s.ok ())
     return s;
+  /* From pageable memory: the call returns once the bytes are staged, so
+   * `v` may change afterwards (CUDA's documented behaviour). */
   if (!v.empty ())
     CV_CUDA_TRY (cudaMemcpyAsync (buf.get (), v.data (), v.size () * sizeof (T), cudaMemcpyHostToDevice, stream));
   return {};
+}
+
+bool
+same_params (const FaceDetectParams & a, const FaceDetectParams & b)
+{
+  return a.scale_factor == b.scale_factor && a.min_width == b.min_width && a.min_height == b.min_height &&
+      a.max_width == b.max_width && a.max_height == b.max_height;
+}
+
+/* What a list must grow to for `needed` entries. */
+unsigned
+grown (unsigned needed)
+{
+  const unsigned long long g = (unsigned long long) needed + needed / 2 + 1;
+  return (unsigned) std::min<unsigned long long> (g, 0xffffffffull / 2);
 }
 
 }  // namespace
@@ -48,69 +73,184 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
     s = upload (leaves_, c.leaves, stream);
   if (!s.ok ())
     return s;
-  /* The host vectors die here: the copies must be done. */
   CV_CUDA_TRY (cudaStreamSynchronize (stream));
   stumps_ = c.stumps;
+  sums_exact_ = c.sums_exact;
   window_width_ = c.window_width;
   window_height_ = c.window_height;
   nstages_ = (int) c.stages.size ();
+  plan_.levels.clear ();  /* the window size may have changed */
   return {};
 }
 
 CudaStatus
-FaceDetector::ensure_capacity (unsigned rects, cudaStream_t stream)
+FaceDetector::prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream)
 {
-  if (rects <= capacity_ && list_.get ())
-    return {};
-  const unsigned cap = std::max (rects, kInitialCapacity);
-  const size_t bytes = (size_t) (cap + 1) * sizeof (int4);
-  CudaStatus s = list_.allocate (bytes);
-  if (s.ok ())
-    s = host_list_.allocate (bytes);
-  if (!s.ok ()) {
-    capacity_ = 0;
-    return s;
+  if (plan_.levels.empty () || plan_width_ != gray.width || plan_height_ != gray.height) {
+    plan_ = facedetect::plan_face_batches (levels, gray.width, gray.height, batch_cap_);
+    plan_width_ = gray.width;
+    plan_height_ = gray.height;
+    CudaStatus s = upload (levels_, plan_.descs, stream);
+    if (!s.ok ()) {
+      plan_.levels.clear ();
+      return s;
+    }
   }
-  /* The read-back copies a fixed first chunk, beyond the rectangles
-   * written: let it be defined memory (compute-sanitizer's initcheck). */
-  CV_CUDA_TRY (cudaMemsetAsync (list_.get (), 0, bytes, stream));
-  capacity_ = cap;
-  return {};
+  const size_t bytes = plan_.max_integral_elements * sizeof (uint32_t);
+  CudaStatus s = sum_.ensure (bytes);
+  if (s.ok ())
+    s = sq_.ensure (bytes);
+  if (!s.ok ())
+    return s;
+  const unsigned windows = (unsigned) std::min<long> (plan_.max_batch_windows, 0x7fffffff);
+  for (int k = 0; k < 2; k++)
+    list_capacity_[k] = std::max ({ list_capacity_[k], windows / kListDivisor[k], kMinListCapacity });
+  face_capacity_ = std::max (face_capacity_, kInitialFaceCapacity);
+  edge_capacity_ = std::max (edge_capacity_, kInitialEdgeCapacity);
+  /* the schedule, clamped: increasing ends inside the cascade, at least
+   * one stage in the first kernel */
+  ends_.clear ();
+  for (int e : schedule_.ends)
+    if (e > (ends_.empty () ? 0 : ends_.back ()) && e <= nstages_)
+      ends_.push_back (e);
+  if (ends_.empty ())
+    ends_.push_back (1);
+  return ensure_lists (stream);
 }
 
 CudaStatus
-FaceDetector::run_levels (ConstImage8 gray, const std::vector<FaceLevel> & levels, const LaunchPolicy & policy,
-    cudaStream_t stream, const FaceKernelHook & hook, unsigned *count)
+FaceDetector::ensure_lists (cudaStream_t stream)
 {
-  const haar::CascadeView view { nodes_.as<haar::Node> (), stages_.as<haar::Stage> (), roots_.as<int> (),
-    leaves_.as<float> (), nstages_, window_width_, window_height_ };
-  int4 *list = list_.as<int4> ();
-  uint32_t *sum = sum_.as<uint32_t> (), *sq = sq_.as<uint32_t> ();
-  CV_CUDA_TRY (cudaMemsetAsync (list, 0, sizeof (int4), stream));
-  for (size_t i = 0; i < levels.size (); i++) {
-    const FaceLevel & l = levels[i];
-    const facedetect::HookContext hc { &hook, (int) i };
-    CudaStatus s = facedetect::launch_rows (gray, l.width, l.height, sum, sq, integral_pitch_, policy, stream, hc);
-    if (s.ok ())
-      s = facedetect::launch_cols (sum, sq, integral_pitch_, l.width, l.height, policy, stream, hc);
-    if (s.ok ())
-      s = facedetect::launch_cascade (view, stumps_, sum, sq, integral_pitch_, l, list, capacity_, policy, stream, hc);
+  for (int k = 0; k < 2; k++) {
+    CudaStatus s = lists_[k].ensure ((size_t) list_capacity_[k] * sizeof (facedetect::WindowEntry));
     if (!s.ok ())
       return s;
   }
-  /* One read-back: the counter and the first rectangles together. */
-  int4 *host = static_cast<int4 *> (host_list_.get ());
-  const unsigned first = std::min (capacity_, kFirstChunk);
-  CV_CUDA_TRY (cudaMemcpyAsync (host, list, (first + 1) * sizeof (int4), cudaMemcpyDeviceToHost, stream));
+  state_header_words_ = (4 + ends_.size () * plan_.batches.size () + 3) / 4 * 4;
+  const size_t bytes = state_header_words_ * sizeof (uint32_t) + (size_t) face_capacity_ * sizeof (facedetect::FaceKey);
+  if (bytes > state_.size ()) {
+    CudaStatus s = state_.allocate (bytes);
+    if (s.ok ())
+      s = host_state_.allocate (bytes);
+    if (!s.ok ()) {
+      face_capacity_ = 0;
+      return s;
+    }
+    /* The read-back copies a fixed first chunk, beyond the keys written:
+     * let it be defined memory (compute-sanitizer's initcheck). */
+    CV_CUDA_TRY (cudaMemsetAsync (state_.get (), 0, bytes, stream));
+  }
+  const size_t key_bytes = (size_t) face_capacity_ * sizeof (facedetect::FaceKey);
+  if (key_bytes > keys_.size ()) {
+    CudaStatus s = keys_.allocate (key_bytes);
+    if (s.ok ())
+      s = parent_.allocate ((size_t) face_capacity_ * sizeof (int));
+    if (s.ok ())
+      s = rects_.allocate ((size_t) face_capacity_ * sizeof (int4));
+    if (s.ok ())
+      s = facedetect::sort_faces_scratch_bytes (face_capacity_, &sort_scratch_bytes_);
+    if (s.ok ())
+      s = sort_scratch_.ensure (std::max<size_t> (sort_scratch_bytes_, 16));
+    if (!s.ok ()) {
+      face_capacity_ = 0;
+      return s;
+    }
+  }
+  CudaStatus s = edges_.ensure ((size_t) edge_capacity_ * sizeof (uint2));
+  if (!s.ok ())
+    return s;
+  return {};
+}
+
+CudaStatus
+FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
+    const FaceKernelHook & hook)
+{
+  using namespace facedetect;
+  const haar::CascadeView view { nodes_.as<haar::Node> (), stages_.as<haar::Stage> (), roots_.as<int> (),
+    leaves_.as<float> (), nstages_, window_width_, window_height_ };
+  uint32_t *header = state_.as<uint32_t> ();
+  FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
+  CV_CUDA_TRY (cudaMemsetAsync (header, 0, state_header_words_ * sizeof (uint32_t), stream));
+  /* unused keys all ones: they sort last */
+  CV_CUDA_TRY (cudaMemsetAsync (keys_.get (), 0xff, (size_t) face_capacity_ * sizeof (FaceKey), stream));
+  const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
+  /* lanes per window: a power of two up to a warp, one where the
+   * cascade's stage sums could round differently in another order */
+  auto lanes_for = [this] (int asked) {
+    int lanes = 1;
+    while (sums_exact_ && lanes < 32 && lanes * 2 <= asked)
+      lanes *= 2;
+    return lanes;
+  };
+  const int lanes = lanes_for (schedule_.lanes), round_lanes = lanes_for (schedule_.round_lanes);
+  const size_t slots = ends_.size ();
+  for (size_t bi = 0; bi < plan_.batches.size (); bi++) {
+    const FaceBatch & batch = plan_.batches[bi];
+    const BatchView b { &plan_, &batch, levels_.as<LevelDesc> () + batch.first, sum_.as<uint32_t> (),
+      sq_.as<uint32_t> () };
+    const HookContext hc { &hook, (int) bi, gray.width, gray.height };
+    /* list k of this batch: written by the first kernel (k = 0) or round k */
+    auto list = [&] (size_t k) {
+      return WindowList { lists_[k % 2].as<WindowEntry> (), header + 4 + slots * bi + k, list_capacity_[k % 2] };
+    };
+    CudaStatus s = launch_integrals (gray, b, policy, stream, hc);
+    if (s.ok ())
+      s = launch_front (view, stumps_, b, ends_[0], list (0), policy, stream, hc);
+    for (size_t k = 1; s.ok () && k < slots; k++)
+      s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k), policy, stream,
+          hc);
+    if (s.ok ())
+      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), faces, policy, stream, hc);
+    if (!s.ok ())
+      return s;
+  }
+  const bool group = grouping_ && device_grouping_ && face_capacity_ <= kMaxGroupedFaces;
+  const GroupScratch scratch { sort_scratch_.get (), sort_scratch_bytes_, rects_.as<int4> (), edges_.as<uint2> (),
+    header + 1, edge_capacity_, parent_.as<int> () };
+  CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, group, levels_.as<LevelDesc> (),
+      scratch, policy, stream, { &hook, -1, gray.width, gray.height });
+  if (!s.ok ())
+    return s;
+  /* One read-back: the counters and the first keys together. */
+  uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
+  const size_t head = state_header_words_ * sizeof (uint32_t);
+  const unsigned first = std::min (face_capacity_, kFirstChunk);
+  CV_CUDA_TRY (cudaMemcpyAsync (host, header, head + first * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
   CV_CUDA_TRY (cudaStreamSynchronize (stream));
-  *count = (unsigned) host[0].x;
-  const unsigned n = std::min (*count, capacity_);
+  const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
   if (n > first) {
-    CV_CUDA_TRY (cudaMemcpyAsync (host + 1 + first, list + 1 + first, (n - first) * sizeof (int4),
-        cudaMemcpyDeviceToHost, stream));
+    CV_CUDA_TRY (cudaMemcpyAsync (host + head + first * sizeof (FaceKey), sorted + first,
+        (n - first) * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
     CV_CUDA_TRY (cudaStreamSynchronize (stream));
   }
+  roots_on_device_ = group;
   return {};
+}
+
+bool
+FaceDetector::grow_overflowed ()
+{
+  const uint32_t *h = static_cast<const uint32_t *> (host_state_.get ());
+  bool grew = false;
+  if (h[0] > face_capacity_) {
+    face_capacity_ = grown (h[0]);
+    grew = true;
+  }
+  if (h[1] > edge_capacity_) {
+    edge_capacity_ = grown (h[1]);
+    grew = true;
+  }
+  const size_t slots = ends_.size ();
+  for (size_t b = 0; b < plan_.batches.size (); b++)
+    for (size_t k = 0; k < slots; k++) {
+      const uint32_t n = h[4 + slots * b + k];
+      if (n > list_capacity_[k % 2]) {
+        list_capacity_[k % 2] = grown (n);
+        grew = true;
+      }
+    }
+  return grew;
 }
 
 CudaStatus
@@ -119,45 +259,66 @@ FaceDetector::detect (ConstImage8 gray, const FaceDetectParams & params, const L
 {
   result->faces.clear ();
   result->raw.clear ();
+  result->batches = 0;
   result->levels = has_cascade ()
       ? plan_face_levels (gray.width, gray.height, window_width_, window_height_, params)
       : std::vector<FaceLevel> ();
   if (result->levels.empty ())
     return {};
+  if (!same_params (params, plan_params_)) {
+    plan_.levels.clear ();
+    plan_params_ = params;
+  }
+  /* what the device's keys can hold (face_batches.h) */
+  if (gray.width > facedetect::kMaxFaceCoordinate || gray.height > facedetect::kMaxFaceCoordinate ||
+      result->levels.size () > (size_t) facedetect::kMaxFaceLevels)
+    return { cudaErrorInvalidValue, "face detection: frames up to 65535 pixels a side and 4096 pyramid levels" };
+  grouping_ = params.min_neighbors > 0;
 
-  /* Every level reuses the level-0 integral buffers: the stream orders them. */
-  const size_t pitch_bytes = aligned_pitch ((size_t) (gray.width + 1) * sizeof (uint32_t));
-  const size_t bytes = pitch_bytes * (size_t) (gray.height + 1);
-  CudaStatus s = sum_.ensure (bytes);
+  CudaStatus s = prepare (gray, result->levels, stream);
   if (s.ok ())
-    s = sq_.ensure (bytes);
-  if (s.ok ())
-    s = ensure_capacity (capacity_, stream);
-  if (!s.ok ())
-    return s;
-  integral_pitch_ = pitch_bytes / sizeof (uint32_t);
-
-  unsigned count = 0;
-  s = run_levels (gray, result->levels, policy, stream, hook, &count);
-  if (s.ok () && count > capacity_) {
-    /* More raw windows than the list holds (a pathological frame): grow
-     * it and search again, so no detection is lost. */
-    s = ensure_capacity (count + count / 2, stream);
+    s = run_frame (gray, policy, stream, hook);
+  /* A list overflowed (a pathological frame, or the first noisy one): grow
+   * it and search again, so that no detection is lost. A list's count is
+   * exact once the lists before it held everything, so each search
+   * settles at least one more list (the window lists, the result list,
+   * the similar pairs). */
+  for (int retry = 0; s.ok () && grow_overflowed (); retry++) {
+    if (retry > (int) ends_.size () + 1)
+      return { cudaErrorUnknown, "face detection: the window lists kept overflowing" };
+    s = ensure_lists (stream);
     if (s.ok ())
-      s = run_levels (gray, result->levels, policy, stream, hook, &count);
+      s = run_frame (gray, policy, stream, hook);
   }
   if (!s.ok ())
     return s;
+  result->batches = (int) plan_.batches.size ();
 
-  const int4 *host = static_cast<const int4 *> (host_list_.get ()) + 1;
-  const unsigned n = std::min (count, capacity_);
+  const uint8_t *host = static_cast<const uint8_t *> (host_state_.get ());
+  const auto *keys = reinterpret_cast<const facedetect::FaceKey *> (host + state_header_words_ * sizeof (uint32_t));
+  const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
+  /* sorted on the device: the host's FaceRect order */
   result->raw.reserve (n);
-  for (unsigned i = 0; i < n; i++)
-    result->raw.push_back ({ host[i].x, host[i].y, host[i].z, host[i].w });
-  /* Atomics append in any order: sort, so results are reproducible. */
-  std::sort (result->raw.begin (), result->raw.end ());
+  for (unsigned i = 0; i < n; i++) {
+    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i])];
+    result->raw.push_back ({ facedetect::key_x (keys[i]), facedetect::key_y (keys[i]), l.win_width, l.win_height });
+  }
   result->faces = result->raw;
-  group_rectangles (result->faces, params.min_neighbors);
+  if (grouping_) {
+    std::vector<int> labels;
+    int nclasses = 0;
+    if (roots_on_device_) {
+      /* roots are first members: number the classes in their order */
+      labels.resize (n);
+      for (unsigned i = 0; i < n; i++) {
+        const int root = facedetect::key_root (keys[i]);
+        labels[i] = root == (int) i ? nclasses++ : labels[root];
+      }
+    } else {
+      nclasses = partition_rectangles (result->faces, labels);
+    }
+    merge_classes (result->faces, labels, nclasses, params.min_neighbors);
+  }
   clip_rectangles (result->faces, gray.width, gray.height);
   return {};
 }
@@ -177,19 +338,20 @@ FaceDetector::draw (Image8 frame, const std::vector<FaceRect> & boxes, const Lau
   const CudaStatus s = upload (boxes_, v, stream);
   if (!s.ok ())
     return s;
-  /* No wait for `v`: an asynchronous copy from pageable memory returns once
-   * the bytes are staged (CUDA's documented behaviour). */
   return facedetect::launch_draw (frame, boxes_.as<int4> (), (int) v.size (), max_border, policy, stream,
-      { &hook, -1 });
+      { &hook, -1, frame.width, frame.height });
 }
 
 void
 FaceDetector::release ()
 {
-  for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &sum_, &sq_, &list_, &boxes_ })
+  for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &lists_[0], &lists_[1],
+           &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &boxes_ })
     b->reset ();
-  host_list_.reset ();
-  capacity_ = 0;
+  host_state_.reset ();
+  plan_ = {};
+  list_capacity_[0] = list_capacity_[1] = face_capacity_ = edge_capacity_ = 0;
+  state_header_words_ = 0;
   nstages_ = 0;
 }
 

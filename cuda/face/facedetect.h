@@ -2,26 +2,38 @@
  * GPU (cudafacedetect).
  *
  * FaceDetector::detect runs cv::CascadeClassifier::detectMultiScale's
- * algorithm on a device GRAY8 image, per pyramid level:
+ * algorithm on a device GRAY8 image. The pyramid's levels are searched in
+ * batches (face_batches.h: every level at once unless the frame is huge),
+ * each batch with five launches whatever its number of levels:
  *   facedetect.rows     resize (INTER_LINEAR_EXACT, fused) + row prefix sums
- *                       of the pixels and their squares; one warp per row;
+ *                       of the pixels and their squares, every level;
  *   facedetect.cols     column prefix sums: the integral and squared
  *                       integral images (uint32, wrapping like OpenCV's);
- *   facedetect.cascade  one thread per window: variance normalization and
- *                       the stages, leaving at the first stage that rejects;
- *                       accepted windows are appended to a list with one
- *                       atomic each (the compaction).
- * Every launch asks the launch policy with that level's size. The raw list
- * comes back to the host in one copy and one stream synchronization per
- * frame; the grouping (groupRectangles semantics, face_grouping.h) runs on
- * the host over those few hundred rectangles.
+ *   facedetect.cascade  one thread per window of every level: variance
+ *                       normalization and the first stages; survivors are
+ *                       compacted into a list;
+ *   facedetect.stages   one thread per survivor, the next stages, compacted
+ *                       again;
+ *   facedetect.deep     the remaining stages of the few windows left (a
+ *                       warp per window), accepted windows appended to the
+ *                       result list in frame pixels;
+ * then, once per frame, the raw list sorted (CUB) and facedetect.group,
+ * which finds the grouping's classes (face_group.cu).
+ * Every launch asks the launch policy with the frame's size. Nothing waits
+ * on the host until the frame's end: the result list (with the lists'
+ * counters) comes back in one copy and one stream synchronization per
+ * frame; the grouping (groupRectangles semantics, face_grouping.h) then
+ * averages and filters the classes on the host.
  *
  * Fidelity: the raw windows are OpenCV 4.x's, bit for bit (the arithmetic
- * lives in haar_eval.h and is tested against OpenCV on the CPU). */
+ * lives in haar_eval.h and is tested against OpenCV on the CPU; only the
+ * order of the work differs from OpenCV's, and the warp-parallel stage sums
+ * are used only where haar::stage_sums_exact proves them identical). */
 #pragma once
 
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
+#include "face_batches.h"
 #include "face_levels.h"
 #include "face_types.h"
 #include "haar_cascade.h"
@@ -37,13 +49,16 @@ namespace cudavision {
 const KernelTraits & facedetect_rows_traits ();
 const KernelTraits & facedetect_cols_traits ();
 const KernelTraits & facedetect_cascade_traits ();
+const KernelTraits & facedetect_stages_traits ();
+const KernelTraits & facedetect_deep_traits ();
+const KernelTraits & facedetect_group_traits ();
 const KernelTraits & facedetect_draw_traits ();
 
 /* One kernel launch, as the per-kernel hook sees it. */
 struct FaceKernelLaunch {
   const char *kernel = "";  /* the traits' name, e.g. "facedetect.cascade" */
-  int level = -1;           /* pyramid level, -1 for per-frame kernels */
-  long width = 0, height = 0;  /* the work size given to the policy */
+  int batch = -1;           /* batch of levels (face_batches.h), -1 for per-frame kernels */
+  long width = 0, height = 0;  /* the work size given to the policy: the frame's */
   LaunchConfig config;      /* what the policy chose (grid as launched) */
 };
 
@@ -59,6 +74,22 @@ public:
     std::vector<FaceRect> faces;   /* grouped and clipped, as detectMultiScale */
     std::vector<FaceRect> raw;     /* every accepted window, sorted */
     std::vector<FaceLevel> levels; /* the pyramid that was searched */
+    int batches = 0;               /* launch batches it took */
+  };
+
+  /* Which stages each cascade kernel evaluates: facedetect.cascade stages
+   * [0, ends[0]), then one facedetect.stages launch (a round) for each
+   * further end, stages [ends[i - 1], ends[i]), each compacting its
+   * survivors, with `round_lanes` lanes per window, and facedetect.deep
+   * the rest, `lanes` lanes per window (1, 2, 4, 8, 16 or 32; more than
+   * one only where the cascade allows it, haar::stage_sums_exact, else 1).
+   * Ends past the cascade are dropped.
+   * The default was measured on an H100 (docs/elements/cudafacedetect.md);
+   * every schedule gives the same windows. */
+  struct Schedule {
+    std::vector<int> ends { 1, 2, 4 };
+    int lanes = 32;
+    int round_lanes = 1;
   };
 
   FaceDetector () = default;
@@ -69,6 +100,16 @@ public:
    * once, not per frame). */
   CudaStatus set_cascade (const HaarCascade & cascade, cudaStream_t stream);
   bool has_cascade () const { return nstages_ > 0; }
+  /* Whether the loaded cascade's stage sums may be split over a warp. */
+  bool stage_sums_exact () const { return sums_exact_; }
+
+  void set_schedule (const Schedule & s) { schedule_ = s; }
+  /* Whether the grouping's classes are found on the device (default) or
+   * on the host (partition_rectangles): the same classes either way. */
+  void set_device_grouping (bool on) { device_grouping_ = on; }
+  const Schedule & schedule () const { return schedule_; }
+  /* The memory cap of one batch's integral images (face_batches.h). */
+  void set_batch_cap (size_t bytes) { batch_cap_ = bytes; plan_.levels.clear (); }
 
   /* Detects faces in a device GRAY8 image. Enqueues every kernel on
    * `stream` and synchronizes it once, to read the raw list back. */
@@ -84,22 +125,53 @@ public:
   void release ();
 
 private:
-  CudaStatus run_levels (ConstImage8 gray, const std::vector<FaceLevel> & levels, const LaunchPolicy & policy,
-      cudaStream_t stream, const FaceKernelHook & hook, unsigned *count);
-  CudaStatus ensure_capacity (unsigned rects, cudaStream_t stream);
+  CudaStatus prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream);
+  CudaStatus run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
+      const FaceKernelHook & hook);
+  CudaStatus ensure_lists (cudaStream_t stream);
+  /* Grows every list a frame overflowed; true when one did. */
+  bool grow_overflowed ();
 
   /* the cascade */
   DeviceBuffer nodes_, stages_, roots_, leaves_;
   int nstages_ = 0;
   bool stumps_ = true;
+  bool sums_exact_ = false;
   int window_width_ = 0, window_height_ = 0;
+  Schedule schedule_;
+  size_t batch_cap_ = facedetect::kBatchIntegralBytes;
+
+  /* the pyramid of the last frame size (rebuilt when it changes) */
+  facedetect::FacePlan plan_;
+  int plan_width_ = 0, plan_height_ = 0;
+  FaceDetectParams plan_params_;
+  DeviceBuffer levels_;        /* plan_.descs on the device */
 
   /* per-frame scratch, grown on demand */
-  DeviceBuffer sum_, sq_;
-  size_t integral_pitch_ = 0;  /* in elements */
-  DeviceBuffer list_;          /* counter (16 bytes) then int4 rectangles */
-  PinnedBuffer host_list_;
-  unsigned capacity_ = 0;
+  DeviceBuffer sum_, sq_;      /* the current batch's integrals */
+  /* The window lists, WindowEntry each: the first kernel writes list 0,
+   * each round reads one and writes the other. */
+  DeviceBuffer lists_[2];
+  unsigned list_capacity_[2] = { 0, 0 };
+  /* The schedule of the current frame, clamped to the cascade. */
+  std::vector<int> ends_;
+  /* The accepted windows (FaceKey), as the deep kernel appends them. */
+  DeviceBuffer keys_;
+  /* counters then the sorted keys: faces count, similar pairs count, 2
+   * spare words, then per batch one count per list written
+   * (ends_.size ()); the keys start at a 16-byte boundary. Read back in
+   * one copy. */
+  DeviceBuffer state_;
+  PinnedBuffer host_state_;
+  size_t state_header_words_ = 0;
+  unsigned face_capacity_ = 0;
+  /* the device grouping's scratch */
+  bool device_grouping_ = true;
+  bool grouping_ = false;        /* this frame groups (min_neighbors > 0) */
+  bool roots_on_device_ = false; /* this frame's keys carry class roots */
+  DeviceBuffer parent_, sort_scratch_, rects_, edges_;
+  size_t sort_scratch_bytes_ = 0;
+  unsigned edge_capacity_ = 0;  /* similar pairs; grown like the lists */
   DeviceBuffer boxes_;
 };
 

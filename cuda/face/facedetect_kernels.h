@@ -1,43 +1,126 @@
 /* cudavision — launchers of the face detector's kernels (internal to
  * cuda/; FaceDetector in facedetect.cpp drives them). Each asks the launch
- * policy for its shape, calls the hook around the launch and checks it. */
+ * policy for its shape with the frame's size, calls the hook around the
+ * launch and checks it. All of them are asynchronous and need no count
+ * from the host: the window lists' kernels run a grid sized to fill the
+ * GPU and read their list's length on the device.
+ *
+ *   face_integral.cu  facedetect.rows, facedetect.cols (a batch's integrals)
+ *   face_cascade.cu   facedetect.cascade, facedetect.stages, facedetect.deep
+ *   face_group.cu     the raw list sorted, facedetect.group
+ *   face_draw.cu      facedetect.draw */
 #pragma once
 
 #include "../common/cuda_check.h"
-#include "face_levels.h"
-#include "facedetect.h"
-#include "haar_eval.h"
 #include "../common/image.h"
 #include "../policy/launch_policy.h"
+#include "face_batches.h"
+#include "facedetect.h"
+#include "haar_eval.h"
+
+#include <cstdint>
 
 namespace cudavision {
 namespace facedetect {
 
-/* Who is launching: the hook and the level, passed to every launcher. */
+/* Who is launching, passed to every launcher: the hook, the batch (-1 for
+ * per-frame kernels) and the frame size every choice is keyed by. */
 struct HookContext {
   const FaceKernelHook *hook = nullptr;
-  int level = -1;
+  int batch = -1;
+  long frame_width = 0, frame_height = 0;
 };
 
-/* Integral rows 0..h: row 0 zero, row r the prefix sums (pixel and square)
- * along level row r-1 of `src` resized to w x h; column 0 zero. */
-CudaStatus launch_rows (ConstImage8 src, int w, int h, uint32_t *sum, uint32_t *sq, size_t pitch,
-    const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc);
+/* A batch's device view: its levels' descriptions (device array) and the
+ * two integral buffers they index. */
+struct BatchView {
+  const FacePlan *plan = nullptr;
+  const FaceBatch *batch = nullptr;
+  const LevelDesc *levels = nullptr;  /* device: plan->descs[batch->first ...] */
+  uint32_t *sum = nullptr, *sq = nullptr;
+};
 
-/* Turns the row prefix sums of rows 1..h, columns 0..w into the integral. */
-CudaStatus launch_cols (uint32_t *sum, uint32_t *sq, size_t pitch, int w, int h, const LaunchPolicy & policy,
+/* A window waiting for more stages: its index among the batch's windows
+ * (BatchMap of window counts) and its normalization factor's bits. */
+using WindowEntry = uint2;
+
+/* A list of windows on the device; `count` may pass `capacity` (entries
+ * past it are dropped and the host grows the list). */
+struct WindowList {
+  WindowEntry *items = nullptr;
+  uint32_t *count = nullptr;
+  unsigned capacity = 0;
+};
+
+/* The accepted windows (face_batches.h's keys). */
+struct RectList {
+  FaceKey *items = nullptr;
+  uint32_t *count = nullptr;
+  unsigned capacity = 0;
+};
+
+/* The integral images of every level of the batch: row 0 and column 0
+ * zero, then the prefix sums (pixel and square) of `src` resized to the
+ * level (INTER_LINEAR_EXACT, fused). Rows first, then columns. */
+CudaStatus launch_integrals (ConstImage8 src, const BatchView & b, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc);
+
+/* facedetect.cascade: one thread per window of every level of the batch,
+ * the variance normalization and stages [0, last); the windows that pass
+ * go to `out`. */
+CudaStatus launch_front (const haar::CascadeView & cascade, bool stumps, const BatchView & b, int last,
+    const WindowList & out, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc);
+
+/* facedetect.stages: stages [first, last) of every listed window, `lanes`
+ * lanes per window (as launch_deep); the windows that pass go to `out`. */
+CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
+    const WindowList & in, int first, int last, const WindowList & out, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
-/* Evaluates every window of a level and appends the accepted ones, in
- * frame pixels, to `list` (count at list[0].x, rectangles from list[1]). */
-CudaStatus launch_cascade (const haar::CascadeView & cascade, bool stumps, const uint32_t *sum, const uint32_t *sq,
-    size_t pitch, const FaceLevel & level, int4 *list, unsigned capacity, const LaunchPolicy & policy,
+/* facedetect.deep: stages [first, nstages) of the listed windows, `lanes`
+ * lanes per window (1, 2, 4, 8, 16 or 32; more than 1 only for cascades
+ * whose stage sums are exact in any order, haar::stage_sums_exact); those
+ * that pass and that OpenCV's scan evaluates (haar::evaluated_by_opencv)
+ * are appended to `faces` in frame pixels. */
+CudaStatus launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
+    const WindowList & in, int first, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc);
+
+/* The device grouping's scratch: CUB's sort storage, each window's
+ * rectangle, the similar pairs (their count may pass the capacity: the
+ * host grows the list) and, for lists too long for one block, the
+ * union-find's parents. */
+struct GroupScratch {
+  void *sort = nullptr;
+  size_t sort_bytes = 0;
+  int4 *rects = nullptr;
+  uint2 *edges = nullptr;
+  uint32_t *edge_count = nullptr;
+  unsigned edge_capacity = 0;
+  int *parent = nullptr;
+};
+
+/* Sorts the `capacity` keys (unused ones all ones) into `sorted` with
+ * CUB's radix sort; with `group`, then writes each of the `count` windows'
+ * class root (its first similar window, cv::partition's numbering) into
+ * its key's low bits (face_group.cu). */
+CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
+CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
+    bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* Draws the borders of `n` device boxes (x, y, w, h) on a 4-byte frame;
  * `max_border` is the largest border pixel count of any box. */
 CudaStatus launch_draw (Image8 frame, const int4 *boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
+
+/* Calls the hook (if any) around a launch. */
+void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const LaunchConfig & c, bool end,
+    cudaStream_t stream);
+
+/* Blocks of `threads` threads that fill the device for `kernel` (its
+ * occupancy at that block size times the SM count), at least 1. */
+unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev);
 
 }  // namespace facedetect
 }  // namespace cudavision

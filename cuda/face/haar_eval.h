@@ -18,6 +18,8 @@
 
 #include "haar_cascade.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -37,8 +39,10 @@ namespace haar {
 /* The device takes the first expression, the host the second. */
 #ifdef __CUDA_ARCH__
 #define CV_FD_PICK(device, host) device
+#define CV_FD_UNROLL4 _Pragma ("unroll 4")
 #else
 #define CV_FD_PICK(device, host) host
+#define CV_FD_UNROLL4
 #endif
 
 CV_FD_HD float fmul (float a, float b) { return CV_FD_PICK (__fmul_rn (a, b), a * b); }
@@ -137,6 +141,8 @@ struct CompiledCascade {
   std::vector<float> leaves;
   int window_width = 0, window_height = 0;
   bool stumps = true;
+  /* stage_sums_exact (): stage sums may be added in any order */
+  bool sums_exact = false;
 
   CascadeView view () const
   {
@@ -144,6 +150,46 @@ struct CompiledCascade {
       window_height };
   }
 };
+
+/* Whether every stage sum of the cascade is exact in double, whatever the
+ * order of its terms: then a sum split over the lanes of a warp equals
+ * OpenCV's left-to-right sum bit for bit, and deep stages can be evaluated
+ * by many threads per window.
+ *
+ * A stage's terms are float leaf values. Each nonzero one is an integer
+ * multiple of 2^e, e = its exponent minus 23 (2^-149 for subnormals), so
+ * every partial sum of the stage is an integer multiple of 2^emin, emin the
+ * smallest such e, and no larger in magnitude than B, the sum over its weak
+ * classifiers of their largest |leaf|. Doubles hold every integer multiple
+ * of 2^emin up to 2^53 * 2^emin exactly: when B stays under that (with a
+ * factor 2 to spare for B's own rounding), no addition ever rounds.
+ * OpenCV's shipped cascades need about 40 of the 53 bits. */
+inline bool
+stage_sums_exact (const HaarCascade & c)
+{
+  for (const HaarStage & s : c.stages) {
+    int emin = INT32_MAX;
+    double bound = 0;
+    for (int t = s.first_tree; t < s.first_tree + s.tree_count; t++) {
+      const HaarTree & tree = c.trees[t];
+      float largest = 0.f;
+      for (int k = 0; k <= tree.node_count; k++) {
+        const float v = c.leaves[tree.first_leaf + k];
+        if (v == 0.f)
+          continue;
+        if (!std::isfinite (v))
+          return false;
+        largest = std::max (largest, std::fabs (v));
+        const int e = std::fpclassify (v) == FP_SUBNORMAL ? -149 : std::ilogb (v) - 23;
+        emin = std::min (emin, e);
+      }
+      bound += largest;
+    }
+    if (emin != INT32_MAX && std::ldexp (bound, -emin) >= 0x1p52)
+      return false;
+  }
+  return true;
+}
 
 inline CompiledCascade
 compile_cascade (const HaarCascade & c)
@@ -183,6 +229,7 @@ compile_cascade (const HaarCascade & c)
   }
   for (const HaarStage & s : c.stages)
     out.stages.push_back ({ s.first_tree, s.tree_count, s.threshold, 0 });
+  out.sums_exact = stage_sums_exact (c);
   return out;
 }
 
@@ -252,6 +299,44 @@ CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, fl
   return fmul (ret, norm);
 }
 
+/* The leaf value one weak classifier gives a window (the stump's side, or
+ * the leaf its tree walk ends in). */
+template <bool STUMPS>
+CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
+{
+  if (STUMPS) {
+    const Node n = load_node (c.nodes + tree);
+    return feature_value (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
+  }
+  int idx = load_ro (c.roots + tree);
+  do {
+    const Node n = load_node (c.nodes + idx);
+    idx = feature_value (n, sum, pitch, norm) < n.threshold ? n.left : n.right;
+  } while (idx >= 0);
+  return load_ro (c.leaves + (-idx - 1));
+}
+
+/* Stages [first, last) of CascadeClassifierImpl::runAt for a window whose
+ * normalization factor is known: 1 when they all pass, -s when stage s
+ * rejects the window. OpenCV's order: the stage sum accumulates in double,
+ * weak classifier after weak classifier. */
+template <bool STUMPS>
+CV_FD_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch, float norm, int first, int last)
+{
+  for (int si = first; si < last; si++) {
+    const Stage st = load_stage (c.stages + si);
+    double acc = 0;
+    /* on the device, unrolled: the loads of several weak classifiers in
+     * flight at once (the sum still adds them in order) */
+    CV_FD_UNROLL4
+    for (int t = 0; t < st.count; t++)
+      acc = dadd (acc, (double) weak_value<STUMPS> (c, st.first + t, sum, pitch, norm));
+    if (acc < (double) st.threshold)
+      return -si;
+  }
+  return 1;
+}
+
 /* CascadeClassifierImpl::runAt for one window whose top-left integral
  * entries are sum / sq: 1 when every stage passes, -s when stage s
  * rejects it (0: the first stage), -1 when the window is too flat to
@@ -263,29 +348,7 @@ CV_FD_HD int eval_window (const CascadeView & c, const uint32_t *sum, const uint
   float norm;
   if (!window_norm (sum, sq, pitch, c.window_width, c.window_height, &norm))
     return -1;
-  const int nstages = max_stages < c.nstages ? max_stages : c.nstages;
-  for (int si = 0; si < nstages; si++) {
-    const Stage st = load_stage (c.stages + si);
-    double acc = 0;  /* OpenCV accumulates in double */
-    for (int t = 0; t < st.count; t++) {
-      if (STUMPS) {
-        const Node n = load_node (c.nodes + st.first + t);
-        const float v = feature_value (n, sum, pitch, norm);
-        acc = dadd (acc, (double) (v < n.threshold ? n.left_val : n.right_val));
-      } else {
-        int idx = load_ro (c.roots + st.first + t);
-        do {
-          const Node n = load_node (c.nodes + idx);
-          const float v = feature_value (n, sum, pitch, norm);
-          idx = v < n.threshold ? n.left : n.right;
-        } while (idx >= 0);
-        acc = dadd (acc, (double) load_ro (c.leaves + (-idx - 1)));
-      }
-    }
-    if (acc < (double) st.threshold)
-      return -si;
-  }
-  return 1;
+  return eval_stages<STUMPS> (c, sum, pitch, norm, 0, max_stages < c.nstages ? max_stages : c.nstages);
 }
 
 /* OpenCV's scan skips the window after one the first stage rejects

@@ -9,6 +9,7 @@
  * boxes identical to the CPU backend's, device-memory chains.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/device_fixture.h"
+#include "../common/face_inputs.h"
 #include "../common/face_ref.h"
 #include "../common/harness.h"
 
@@ -147,15 +148,16 @@ TEST_F (FaceGpu, EveryBlockSizingModeGivesTheSameDetections)
   }
 }
 
-/* The hook sees rows, cols and cascade for every level, each asked with
- * that level's size; a table entry for one level's size is used there only. */
-TEST_F (FaceGpu, EveryKernelOfEveryLevelAsksThePolicy)
+/* The hook sees the five kernels of each batch and the frame's grouping,
+ * each asked with the frame's size; a table entry for the frame's size is used; a small batch
+ * cap splits the pyramid into more batches with the same windows. */
+TEST_F (FaceGpu, EveryKernelOfEveryBatchAsksThePolicy)
 {
   REQUIRE_CASCADES ();
   const cv::Mat gray = to_gray (load_rgb (data_path ("grace_hopper.jpg")));
   struct Launch {
     std::string kernel;
-    int level;
+    int batch;
     long w, h;
     std::string shape, source;
     bool end;
@@ -163,47 +165,131 @@ TEST_F (FaceGpu, EveryKernelOfEveryLevelAsksThePolicy)
   std::vector<Launch> log;
   auto hook = [&] (const cudavision::FaceKernelLaunch & l, bool end, cudaStream_t s) {
     EXPECT_EQ (s, stream.get ());
-    log.push_back ({ l.kernel, l.level, l.width, l.height, l.config.block.str (), l.config.source, end });
+    log.push_back ({ l.kernel, l.batch, l.width, l.height, l.config.block.str (), l.config.source, end });
   };
   const auto levels = cudavision::plan_face_levels (gray.cols, gray.rows, 24, 24, {});
   ASSERT_GT (levels.size (), 20u);
 
-  /* a table that knows the cascade kernel at level 3's window grid only */
+  /* a table that knows the cascade kernel at this frame size only */
   auto table = std::make_shared<cudavision::TuningTable> ();
-  const cudavision::FaceLevel & l3 = levels[3];
-  table->put ({ dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, "facedetect.cascade", l3.grid_x, l3.grid_y },
-      { { 64, 4 }, 1.0, dev.driver_version });
+  table->put ({ dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, "facedetect.cascade", gray.cols, gray.rows },
+      { { 128, 1 }, 1.0, dev.driver_version });
   const cudavision::LaunchPolicy pol (dev, cudavision::BlockSizing::EmpiricalTable, {}, table);
+  /* a schedule of one round: five launches per batch */
+  FaceDetector & d = detector (kDefaultCascade);
+  d.set_schedule ({ { 2, 5 }, 32, 1 });
   const FaceDetector::Result r = detect (gray, kDefaultCascade, {}, pol, hook);
   ASSERT_EQ (r.levels.size (), levels.size ());
+  ASSERT_EQ (r.batches, 1) << "a 512x600 pyramid fits one batch";
 
-  ASSERT_EQ (log.size (), levels.size () * 3 * 2);
-  for (size_t i = 0; i < levels.size (); i++) {
-    const cudavision::FaceLevel & l = levels[i];
-    const Launch *k = &log[i * 6];
-    EXPECT_EQ (k[0].kernel, "facedetect.rows");
-    EXPECT_EQ (k[2].kernel, "facedetect.cols");
-    EXPECT_EQ (k[4].kernel, "facedetect.cascade");
-    for (int j = 0; j < 6; j++) {
-      EXPECT_EQ (k[j].level, (int) i);
-      EXPECT_EQ (k[j].end, j % 2 == 1);
-    }
-    EXPECT_EQ (k[0].w, l.width);
-    EXPECT_EQ (k[0].h, l.height);
-    EXPECT_EQ (k[2].w, l.width + 1);
-    EXPECT_EQ (k[2].h, l.height);
-    EXPECT_EQ (k[4].w, l.grid_x);
-    EXPECT_EQ (k[4].h, l.grid_y);
-    if (i == 3) {
-      EXPECT_EQ (k[4].shape, "64x4");
-      EXPECT_EQ (k[4].source, std::string ("table"));
+  const char *kernels[] = { "facedetect.rows", "facedetect.cols", "facedetect.cascade", "facedetect.stages",
+    "facedetect.deep", "facedetect.group" };
+  ASSERT_EQ (log.size (), 6u * 2u);
+  for (size_t j = 0; j < log.size (); j++) {
+    const Launch & k = log[j];
+    EXPECT_EQ (k.kernel, kernels[j / 2]);
+    EXPECT_EQ (k.batch, j < 10 ? 0 : -1) << "the grouping runs once per frame";
+    EXPECT_EQ (k.end, j % 2 == 1);
+    EXPECT_EQ (k.w, gray.cols);
+    EXPECT_EQ (k.h, gray.rows);
+    if (k.kernel == "facedetect.cascade") {
+      EXPECT_EQ (k.shape, "32x4") << "128 threads, one warp of windows wide";
+      EXPECT_EQ (k.source, std::string ("table"));
+    } else if (k.kernel == "facedetect.cols") {
+      EXPECT_EQ (k.shape, "32x32");
+      EXPECT_EQ (k.source, std::string ("fixed"));
     } else {
-      EXPECT_EQ (k[4].source, std::string ("table-miss:model")) << "level " << i;
+      EXPECT_EQ (k.source, std::string ("table-miss:model")) << k.kernel;
     }
   }
   /* the table shape changes nothing in the result */
   const FaceDetector::Result plain = detect (gray, kDefaultCascade, {}, policy ());
   EXPECT_EQ (r.raw, plain.raw);
+
+  /* nor do batches of a few levels each: a 1 MB cap */
+  d.set_batch_cap (1 << 20);
+  log.clear ();
+  const FaceDetector::Result split = detect (gray, kDefaultCascade, {}, policy (), hook);
+  d.set_batch_cap (cudavision::facedetect::kBatchIntegralBytes);
+  d.set_schedule ({});
+  EXPECT_GT (split.batches, 3);
+  EXPECT_EQ (log.size (), (size_t) split.batches * 5u * 2u + 2u);
+  EXPECT_EQ (split.raw, plain.raw);
+  EXPECT_EQ (split.faces, plain.faces);
+}
+
+/* Every stage schedule (which kernel evaluates which stages, a thread or a
+ * warp per window in the deep stages) gives the same windows, on faces and
+ * on noise (the most windows deep into the cascade), for a stump cascade
+ * and a tree cascade. */
+TEST_F (FaceGpu, EveryStageScheduleGivesTheSameWindows)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat faces = to_gray (load_face_tiles ().rgb);
+  const cv::Mat noise = random_mat (640, 480, CV_8U, 7);
+  const FaceDetector::Schedule schedules[] = { { { 1 }, 32, 1 }, { { 1 }, 1, 1 }, { { 1, 2, 4, 7 }, 8, 4 },
+    { { 3, 7 }, 1, 32 }, { { 2, 3, 4, 5, 6, 12 }, 4, 2 }, { { 25 }, 16, 1 }, { { 1, 40 }, 2, 8 },
+    { { 5, 3, 9 }, 32, 16 } };
+  for (const char *file : { "haarcascade_frontalface_default.xml", "haarcascade_frontalface_alt2.xml" }) {
+    FaceDetector & d = detector (file);
+    for (const cv::Mat * img : { &faces, &noise }) {
+      d.set_schedule ({});
+      const FaceDetector::Result base = detect (*img, file, {}, policy ());
+      const std::vector<cv::Rect> ref = opencv_faces (*img, file, 1.1, 0);
+      EXPECT_TRUE (same_rects (clipped_raw (base, *img), ref)) << file << ": " << base.raw.size () << " raw vs "
+                                                             << ref.size ();
+      for (const FaceDetector::Schedule & s : schedules) {
+        d.set_schedule (s);
+        const FaceDetector::Result r = detect (*img, file, {}, policy ());
+        EXPECT_EQ (r.raw, base.raw) << file << " schedule of " << s.ends.size () << " ends from " << s.ends[0]
+                                    << ", " << s.lanes << " / " << s.round_lanes << " lanes";
+      }
+      d.set_schedule ({});
+    }
+  }
+}
+
+/* The grouping's classes found on the device are the host's: the same
+ * faces on the LFW mosaic at 1080p and 4K (thousands of raw windows), on
+ * noise, and on a 4K frame of over 16384 raw windows (the global-memory
+ * path). */
+TEST_F (FaceGpu, DeviceAndHostGroupingAgree)
+{
+  REQUIRE_CASCADES ();
+  FaceDetector & d = detector (kDefaultCascade);
+  /* the LFW tiles repeated over 4K: over 16384 raw windows, past what one
+   * block groups in shared memory */
+  const cv::Mat tile = to_gray (load_face_tiles ().rgb);
+  cv::Mat tiled (2160, 3840, CV_8U);
+  for (int y = 0; y < tiled.rows; y += tile.rows)
+    for (int x = 0; x < tiled.cols; x += tile.cols) {
+      const cv::Rect r (x, y, std::min (tile.cols, tiled.cols - x), std::min (tile.rows, tiled.rows - y));
+      tile (cv::Rect (0, 0, r.width, r.height)).copyTo (tiled (r));
+    }
+  for (const cv::Mat & g : { face_input_at (face_input_source ("mosaic"), 1920, 1080),
+           face_input_at (face_input_source ("mosaic"), 3840, 2160), random_mat (1280, 720, CV_8U, 3), tiled }) {
+    for (int neighbors : { 1, 3, 6 }) {
+      cudavision::FaceDetectParams p;
+      p.min_neighbors = neighbors;
+      d.set_device_grouping (true);
+      const FaceDetector::Result dev_r = detect (g, kDefaultCascade, p, policy ());
+      d.set_device_grouping (false);
+      const FaceDetector::Result host_r = detect (g, kDefaultCascade, p, policy ());
+      d.set_device_grouping (true);
+      EXPECT_EQ (dev_r.raw, host_r.raw);
+      EXPECT_EQ (dev_r.faces, host_r.faces) << g.cols << "x" << g.rows << " min-neighbors " << neighbors << ": "
+                                            << dev_r.faces.size () << " vs " << host_r.faces.size ();
+    }
+  }
+}
+
+/* The warp-parallel deep stages are used for every cascade OpenCV ships
+ * (their stage sums are exact in any order). */
+TEST_F (FaceGpu, ShippedCascadesAllowWarpStageSums)
+{
+  REQUIRE_CASCADES ();
+  for (const char *file : kCascades)
+    EXPECT_TRUE (detector (file).stage_sums_exact ()) << file;
 }
 
 /* More raw windows than the list's first capacity (16384): a 4K mosaic of
@@ -250,6 +336,28 @@ TEST_F (FaceGpu, SizesFrom1x1To4K)
     const std::vector<cv::Rect> raw_ref = opencv_faces (g, kDefaultCascade, 1.1, 0);
     EXPECT_TRUE (same_rects (clipped_raw (r, g), raw_ref)) << g.cols << "x" << g.rows << ": " << r.raw.size ()
                                                          << " raw vs " << raw_ref.size ();
+  }
+}
+
+/* The speed inputs of docs/PERFORMANCE.md at 1080p (and the face mosaic at
+ * 4K): raw windows and faces are OpenCV's. */
+TEST_F (FaceGpu, SpeedInputsAreOpenCVs)
+{
+  REQUIRE_CASCADES ();
+  struct Case {
+    const char *input;
+    int w, h;
+  };
+  for (const Case & c : { Case { "mosaic", 1920, 1080 }, Case { "portraits", 1920, 1080 },
+           Case { "nonface", 1920, 1080 }, Case { "noise", 1920, 1080 }, Case { "mosaic", 3840, 2160 } }) {
+    const cv::Mat g = face_input_at (face_input_source (c.input), c.w, c.h);
+    const FaceDetector::Result r = detect (g, kDefaultCascade, {}, policy ());
+    const std::vector<cv::Rect> ref = opencv_faces (g, kDefaultCascade, 1.1, 3);
+    EXPECT_TRUE (same_rects (to_cv (r.faces), ref)) << c.input << " " << c.w << "x" << c.h << ": "
+                                                   << rects_str (to_cv (r.faces)) << " vs OpenCV " << rects_str (ref);
+    const std::vector<cv::Rect> raw_ref = opencv_faces (g, kDefaultCascade, 1.1, 0);
+    EXPECT_TRUE (same_rects (clipped_raw (r, g), raw_ref)) << c.input << " " << c.w << "x" << c.h << ": "
+                                                         << r.raw.size () << " raw vs " << raw_ref.size ();
   }
 }
 

@@ -11,7 +11,6 @@
 #include "../common/tune_tool.h"
 
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/face/face_levels.h"
 #include "../../cuda/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
@@ -287,8 +286,9 @@ TEST (TuneGpu, EveryRegisteredKernelCanBeTuned)
 
 /* One kernel each of cudacanny, cudaflow and cudafacedetect at a small
  * size: entries under the work sizes the launchers ask for, and the
- * per-level kernels (flow.pyrdown, facedetect.cascade) at every level of
- * the frame, each under its own key. */
+ * per-level kernel flow.pyrdown at every level of the frame, each under
+ * its own key; facedetect.cascade, which covers every level in one launch,
+ * under the frame's. */
 TEST (TuneGpu, CannyFlowAndFaceKernelsAreTunedAtTheirWorkSizes)
 {
   const cudavision::DeviceDescription dev = this_gpu ();
@@ -328,22 +328,15 @@ TEST (TuneGpu, CannyFlowAndFaceKernelsAreTunedAtTheirWorkSizes)
   expect_entry ("flow.lk", 40 * 30 * 32, 1);
   EXPECT_EQ (per_kernel["flow.lk"], 1);
 
-  /* facedetect.cascade: every level of the search, keyed by its window
-   * grid (step 2 below scale 2, then 1) */
+  /* facedetect.cascade: one launch over every level, keyed by the frame */
   const std::string cascade = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
   if (!fs::exists (cascade)) {
     EXPECT_NE (out.find ("facedetect.cascade: not measured"), std::string::npos) << out;
     GTEST_SKIP () << cascade << " is not installed: the face kernel is skipped, as it should be";
   }
-  const std::vector<cudavision::FaceLevel> levels = cudavision::plan_face_levels (320, 240, 24, 24, {});
-  ASSERT_GE (levels.size (), 20u);
-  std::set<std::pair<int, int>> grids;
-  for (const cudavision::FaceLevel & l : levels) {
-    expect_entry ("facedetect.cascade", l.grid_x, l.grid_y);
-    grids.insert ({ l.grid_x, l.grid_y });
-  }
-  EXPECT_EQ (per_kernel["facedetect.cascade"], (int) grids.size ());
-  EXPECT_EQ (table.size (), 1u + 3u + 1u + grids.size ()) << slurp (table_path);
+  expect_entry ("facedetect.cascade", 320, 240);
+  EXPECT_EQ (per_kernel["facedetect.cascade"], 1);
+  EXPECT_EQ (table.size (), 1u + 3u + 1u + 1u) << slurp (table_path);
 }
 
 TEST (TuneGpu, EveryModeGivesTheSamePixels)

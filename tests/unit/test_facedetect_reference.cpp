@@ -298,6 +298,37 @@ TEST (FaceReference, GroupingIsGroupRectangles)
   }
 }
 
+/* The same on lists of thousands (a crowd, a mosaic of faces: where the
+ * grouping's candidate pruning matters), with clusters that chain into
+ * each other and sizes from 20 to 900 pixels. */
+TEST (FaceReference, GroupingIsGroupRectanglesOnThousands)
+{
+  std::mt19937 rng (11);
+  for (int trial = 0; trial < 12; trial++) {
+    std::vector<cv::Rect> cv_rects;
+    const int n = 1000 + rng () % 4000;
+    while ((int) cv_rects.size () < n) {
+      const int size = 20 + rng () % (trial % 2 ? 880 : 120), x = rng () % 1900 - 20, y = rng () % 1000 - 20;
+      const int k = 1 + rng () % 30;
+      for (int i = 0; i < k; i++) {
+        const int s = size + (int) (rng () % (size / 4 + 1)) - size / 8;
+        const int d = size / 5 + 1;
+        cv_rects.push_back ({ x + (int) (rng () % (2 * d + 1)) - d, y + (int) (rng () % (2 * d + 1)) - d, s, s });
+      }
+    }
+    std::vector<FaceRect> ours;
+    for (const cv::Rect & r : cv_rects)
+      ours.push_back ({ r.x, r.y, r.width, r.height });
+    const int threshold = rng () % 4;
+    cv::groupRectangles (cv_rects, threshold, kFaceGroupEps);
+    group_rectangles (ours, threshold);
+    ASSERT_EQ (ours.size (), cv_rects.size ()) << "trial " << trial;
+    for (size_t i = 0; i < ours.size (); i++)
+      ASSERT_EQ (ours[i], (FaceRect { cv_rects[i].x, cv_rects[i].y, cv_rects[i].width, cv_rects[i].height }))
+          << "trial " << trial << " rect " << i;
+  }
+}
+
 TEST (FaceReference, Clipping)
 {
   std::vector<FaceRect> r { { -5, -5, 20, 20 }, { 90, 90, 20, 20 }, { 100, 10, 5, 5 }, { 10, 10, 5, 5 } };

@@ -12,7 +12,6 @@
 
 #include "../../cuda/blur/blur.h"
 #include "../../cuda/canny/canny.h"
-#include "../../cuda/face/face_levels.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/flow/flow.h"
 #include "../../cuda/gray/gray.h"
@@ -684,59 +683,20 @@ TEST (TuneLevels, FlowPyramid)
   }
 }
 
-TEST (TuneLevels, FaceLevelsAreSearchedOneAtATime)
+/* The face kernels cover the whole pyramid in one launch: measured at the
+ * run's frame sizes, not per level; without the default cascade they say
+ * why and are skipped. */
+TEST (TuneLevels, FaceKernelsAreMeasuredPerFrame)
 {
-  using cudavision::FaceLevel;
-  using cudavision::plan_face_levels;
-  const std::vector<FrameSize> sizes = default_sizes ();
-  const auto levels = face_levels (sizes, 24, 24);
-  std::set<std::pair<int, int>> want;
-  size_t all = 0;
-  for (FrameSize f : sizes)
-    for (const FaceLevel & l : plan_face_levels (f.width, f.height, 24, 24, {})) {
-      want.insert ({ l.width, l.height });
-      all++;
-    }
-  ASSERT_EQ (levels.size (), want.size ()) << "every level size, once";
-  EXPECT_GT (all, 300u);
-  for (const auto & [size, origin] : levels) {
-    EXPECT_EQ (want.count ({ size.width, size.height }), 1u) << size.str ();
-    /* the level as the full search has it... */
-    const FaceLevel *full = nullptr;
-    const std::vector<FaceLevel> plan = plan_face_levels (origin.frame.width, origin.frame.height, 24, 24, {});
-    for (const FaceLevel & l : plan)
-      if (l.width == size.width && l.height == size.height)
-        full = &l;
-    ASSERT_NE (full, nullptr) << size.str () << " is no level of " << origin.frame.str ();
-    /* ...is the one level the tuner's search covers, with its scale, step
-     * and window grid (the cascade's table key) */
-    const std::vector<FaceLevel> one =
-        plan_face_levels (origin.frame.width, origin.frame.height, 24, 24, single_level_params (origin));
-    ASSERT_EQ (one.size (), 1u) << size.str () << " of " << origin.frame.str ();
-    EXPECT_EQ (one[0].scale, full->scale) << size.str ();
-    EXPECT_EQ (one[0].width, full->width);
-    EXPECT_EQ (one[0].height, full->height);
-    EXPECT_EQ (one[0].step, full->step) << size.str ();
-    EXPECT_EQ (one[0].grid_x, full->grid_x) << size.str ();
-    EXPECT_EQ (one[0].grid_y, full->grid_y) << size.str ();
-    EXPECT_EQ (one[0].win_width, full->win_width);
-  }
-
-  /* The registered level kernels expand to those sizes with the default
-   * cascade (24x24); without it they say why and are skipped. */
-  for (const char *n : { "facedetect.rows", "facedetect.cols", "facedetect.cascade" }) {
+  for (const char *n : { "facedetect.rows", "facedetect.cols", "facedetect.cascade", "facedetect.stages",
+           "facedetect.deep", "facedetect.group" }) {
     const Tunable *t = registered (n);
-    ASSERT_TRUE (t && t->expand_sizes && t->unavailable) << n;
+    ASSERT_TRUE (t && t->unavailable) << n;
+    EXPECT_FALSE (t->expand_sizes) << n << " runs once per frame (batch)";
     const std::string why = t->unavailable ();
     if (!why.empty ()) {
       EXPECT_NE (why.find ("haarcascade_frontalface_default.xml"), std::string::npos) << why;
-      EXPECT_TRUE (t->expand_sizes (sizes).empty ());
-      continue;
     }
-    const std::vector<FrameSize> expanded = t->expand_sizes (sizes);
-    ASSERT_EQ (expanded.size (), levels.size ()) << n;
-    for (size_t i = 0; i < levels.size (); i++)
-      EXPECT_EQ (expanded[i], levels[i].first) << n << " level " << i;
   }
   const Tunable *draw = registered ("facedetect.draw");
   ASSERT_NE (draw, nullptr);
@@ -759,7 +719,7 @@ TEST (TuneList, WorksWithoutAGpuAndShowsEveryKernel)
     EXPECT_EQ (l.find ("fixed block: not tuned") != std::string::npos, t.traits->fixed_block) << l;
     EXPECT_NE (l.find (t.traits->static_block.str ()), std::string::npos) << l;
   }
-  EXPECT_NE (lines["facedetect.cascade"].find ("per pyramid level"), std::string::npos) << out;
+  EXPECT_NE (lines["facedetect.cascade"].find ("every pyramid level in one launch"), std::string::npos) << out;
   EXPECT_NE (lines["flow.lk"].find ("8x8 cell"), std::string::npos) << out;
   EXPECT_EQ (lines.size (), tunables ().size () + 1) << "a header, then one line a kernel:\n" << out;
 }

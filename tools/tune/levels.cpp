@@ -1,7 +1,6 @@
 /* cudavision-tune — pyramid level sizes (levels.h). */
 #include "levels.h"
 
-#include "../../cuda/face/face_levels.h"
 #include "../../cuda/flow/flow_params.h"
 
 #include <algorithm>
@@ -38,27 +37,6 @@ flow_level_sizes (const std::vector<FrameSize> & sizes, bool pyrdown_sources)
     }
   }
   return out;
-}
-
-std::vector<std::pair<FrameSize, FaceLevelOrigin>>
-face_levels (const std::vector<FrameSize> & sizes, int window_width, int window_height)
-{
-  std::vector<FrameSize> seen;
-  std::vector<std::pair<FrameSize, FaceLevelOrigin>> out;
-  for (FrameSize f : sizes)
-    for (const FaceLevel & l : plan_face_levels (f.width, f.height, window_width, window_height, FaceDetectParams {}))
-      if (add_once (seen, { l.width, l.height }))
-        out.push_back ({ { l.width, l.height }, { f, l.win_width, l.win_height } });
-  return out;
-}
-
-FaceDetectParams
-single_level_params (const FaceLevelOrigin & o)
-{
-  FaceDetectParams p;
-  p.min_width = p.max_width = o.win_width;
-  p.min_height = p.max_height = o.win_height;
-  return p;
 }
 
 }  // namespace cvtune

@@ -1,6 +1,7 @@
 /* cudavision-tune — the pyramid levels of kernels that run once per level
- * (Tunable::expand_sizes): which sizes a run measures for them and, for the
- * face detector, how a detection is made to search exactly one level.
+ * (Tunable::expand_sizes): which sizes a run measures for them. (The face
+ * detector's kernels cover every level in one launch and are keyed by the
+ * frame size.)
  *
  * A measurement has one table key, the work size of the launch it times,
  * so a kernel launched at several sizes per frame is measured one level
@@ -10,9 +11,6 @@
 
 #include "search_space.h"
 
-#include "../../cuda/face/face_types.h"
-
-#include <utility>
 #include <vector>
 
 namespace cvtune {
@@ -22,26 +20,5 @@ namespace cvtune {
  * reads (every level but the last), else every level (what flow.scharr
  * runs on), for each of `sizes`; each size once, in order. */
 std::vector<FrameSize> flow_level_sizes (const std::vector<FrameSize> & sizes, bool pyrdown_sources);
-
-/* One level of a face detection: the frame it is searched in, and the
- * level's window in that frame's pixels. */
-struct FaceLevelOrigin {
-  FrameSize frame;
-  int win_width = 0, win_height = 0;
-};
-
-/* The levels a detection with the element's default parameters
- * (FaceDetectParams: scale factor 1.1, no size limits) searches in each
- * of `sizes`, for a `window_width` x `window_height` cascade: each level
- * size once, in order, with the first frame that produces it. */
-std::vector<std::pair<FrameSize, FaceLevelOrigin>> face_levels (const std::vector<FrameSize> & sizes,
-    int window_width, int window_height);
-
-/* The default parameters with the minimum and the maximum size set to the
- * level's window: a detection on `o.frame` then searches that level alone
- * (plan_face_levels keeps the scales whose window lies between the two,
- * and the windows of successive scales differ by about 10%), with the
- * step, scale and window the full search gives it. */
-cudavision::FaceDetectParams single_level_params (const FaceLevelOrigin & o);
 
 }  // namespace cvtune

@@ -19,6 +19,7 @@
 #include "samples.h"
 
 #include "../../cuda/blur/blur.h"
+#include "../../cuda/face/facedetect.h"
 #include "../../cuda/gray/gray.h"
 #include "../../cuda/harris/harris.h"
 #include "../../cuda/otsu/otsu.h"
@@ -61,6 +62,10 @@ const Regs kRegs[] = {
   { "blur.fused.c1.r5", 40 }, { "blur.rows.c1.r5", 32 }, { "blur.cols.c1.r5", 48 },
   { "blur.fused.c4.r2", 48 }, { "blur.rows.c4.r2", 32 }, { "blur.cols.c4.r2", 48 },
   { "blur.fused.c4.r5", 40 }, { "blur.rows.c4.r5", 40 }, { "blur.cols.c4.r5", 48 },
+  /* cuda/face/: face_integral.cu, face_cascade.cu (the stump instances of
+   * the default cascade; deep with 32 lanes), face_group.cu */
+  { "facedetect.rows", 32 }, { "facedetect.cols", 32 }, { "facedetect.cascade", 32 },
+  { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 24 },
 };
 
 /* The kernel's traits from its launcher (host functions of the CUDA
@@ -86,6 +91,18 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
     *traits = &corner_candidates_traits ();
   else if (name == "harris.normalize")
     *traits = &corner_normalize_traits ();
+  else if (name.rfind ("facedetect.", 0) == 0) {
+    const std::pair<const char *, const KernelTraits &> face[] = { { "facedetect.rows", facedetect_rows_traits () },
+      { "facedetect.cols", facedetect_cols_traits () }, { "facedetect.cascade", facedetect_cascade_traits () },
+      { "facedetect.stages", facedetect_stages_traits () }, { "facedetect.deep", facedetect_deep_traits () },
+      { "facedetect.group", facedetect_group_traits () } };
+    for (const auto & f : face)
+      if (name == f.first)
+        *traits = &f.second;
+    /* what face_integral.cu's launcher declares */
+    if (name == "facedetect.cols")
+      res->dynamic_smem_per_thread = 2 * sizeof (uint32_t);
+  }
   else {
     char kind[16] = "";
     int c = 0, radius = 0;

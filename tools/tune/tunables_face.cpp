@@ -1,26 +1,21 @@
 /* cudavision-tune — cudafacedetect's kernels, with OpenCV's default
  * frontal-face cascade and the element's default parameters.
  *
- * facedetect.rows, .cols and .cascade run once per pyramid level, so they
- * are measured one level at a time (levels.h): expand_sizes lists every
- * level the run's sizes produce (scale factor 1.1, no size limits) and
- * notes which frame and window each comes from; the launch then runs
- * FaceDetector::detect on a random frame of that size with the minimum and
- * maximum size set to that level's window, so that it searches that level
- * alone, with the source, scale and window step of the full search.
- * detect () reads its list back and waits before it returns, so the
- * cascade's segment (the last of the level) includes that copy and the
- * wake-up, the same for every shape.
+ * Every face kernel launch covers all the levels of a batch (in practice
+ * the whole pyramid) and asks the policy with the frame's size, so each is
+ * measured on whole detections of a random frame of the run's sizes
+ * (uniform noise: the most windows survive the first stages, the most work
+ * for the later kernels). detect () reads its list back and waits before
+ * it returns, so the last kernel's segment (facedetect.group) includes
+ * that copy and the wake-up, the same for every shape.
  *
- * Without the cascade file these three are listed and skipped with a note
+ * Without the cascade file these six are listed and skipped with a note
  * (Tunable::unavailable). facedetect.draw needs no cascade. */
-#include "levels.h"
 #include "tunable.h"
 
 #include "../../cuda/face/facedetect.h"
 
 #include <algorithm>
-#include <map>
 
 using namespace cudavision;
 
@@ -49,41 +44,6 @@ loaded_cascade ()
   return c;
 }
 
-/* Where each level size of the run comes from: filled by expand_sizes,
- * read by the launch (the runner expands before it launches). */
-std::map<std::pair<int, int>, FaceLevelOrigin> &
-origins ()
-{
-  static std::map<std::pair<int, int>, FaceLevelOrigin> m;
-  return m;
-}
-
-std::vector<FrameSize>
-expand (const std::vector<FrameSize> & sizes)
-{
-  const LoadedCascade & c = loaded_cascade ();
-  std::vector<FrameSize> out;
-  if (!c.error.empty ())
-    return out;
-  for (const auto & [level, origin] : face_levels (sizes, c.cascade.window_width, c.cascade.window_height)) {
-    origins ().emplace (std::make_pair (level.width, level.height), origin);
-    out.push_back (level);
-  }
-  return out;
-}
-
-/* A size no expansion listed is searched as level 0 of a frame of that
- * size. */
-FaceLevelOrigin
-origin_of (int w, int h)
-{
-  const auto it = origins ().find ({ w, h });
-  if (it != origins ().end ())
-    return it->second;
-  const LoadedCascade & c = loaded_cascade ();
-  return { { w, h }, c.cascade.window_width, c.cascade.window_height };
-}
-
 /* The detector with the cascade on the device, uploaded once (set_cascade
  * waits for the copies). */
 struct Detector {
@@ -92,7 +52,7 @@ struct Detector {
 };
 
 CudaStatus
-search_level (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
+search_frame (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
 {
   if (!loaded_cascade ().error.empty ())
     return { cudaErrorInvalidValue, "facedetect: no cascade (cudavision-tune --list says why)" };
@@ -103,15 +63,8 @@ search_level (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, Tu
   });
   if (!d.uploaded.ok ())
     return d.uploaded;
-  const FaceLevelOrigin o = origin_of (w, h);
   FaceDetector::Result r;
-  const CudaStatus s = d.det.detect (in.src8 (o.frame.width, o.frame.height, 1), single_level_params (o), policy,
-      stream, &r);
-  /* levels.h's promise, checked: a wrong level would be timed under this
-   * level's table key */
-  if (s.ok () && !r.levels.empty () && (r.levels.size () != 1 || r.levels[0].width != w || r.levels[0].height != h))
-    return { cudaErrorInvalidValue, "facedetect: the search covered other levels than the one measured" };
-  return s;
+  return d.det.detect (in.src8 (w, h, 1), FaceDetectParams {}, policy, stream, &r);
 }
 
 std::string
@@ -125,15 +78,16 @@ struct Registrations {
   Registrations ()
   {
     for (const KernelTraits *t : { &facedetect_rows_traits (), &facedetect_cols_traits (),
-             &facedetect_cascade_traits () }) {
+             &facedetect_cascade_traits (), &facedetect_stages_traits (), &facedetect_deep_traits (),
+             &facedetect_group_traits () }) {
       Tunable tu;
       tu.name = t->name;
       tu.traits = t;
-      tu.launch = search_level;
-      tu.expand_sizes = expand;
-      tu.note = "per pyramid level (scale factor 1.1): the sizes are the levels";
-      if (t == &facedetect_cascade_traits ())
-        tu.note += "; keyed by the window grid; includes the list's read-back and the host wake-up";
+      tu.launch = search_frame;
+      tu.note = "every pyramid level in one launch, keyed by the frame size";
+      if (t == &facedetect_group_traits ())
+        tu.note = "once per frame over the raw list, keyed by the frame size; includes the read-back and the host "
+                  "wake-up";
       tu.unavailable = unavailable;
       regs.emplace_back (std::move (tu));
     }

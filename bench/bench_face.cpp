@@ -1,0 +1,359 @@
+/* cudavision-bench-face — the face detector's whole-frame time (what the
+ * element waits for: every launch, the one read-back, the host grouping)
+ * on real pictures and noise, at many sizes, per block-sizing mode.
+ *
+ *   cudavision-bench-face [--images mosaic,portraits,nonface,noise]
+ *       [--sizes 640x480,1920x1080,3840x2160] [--frames 30]
+ *       [--modes static,model,auto,table,static:64x4,...] [--table FILE]
+ *       [--schedules 1-2-4-7:32/4,3:32,...] [--check] [--cascade FILE]
+ *
+ * Inputs: tests/common/face_inputs.h (mosaic, portraits, nonface, noise,
+ * or a picture of tests/data), grey, resized to each size.
+ * Modes: static (each kernel's documented shape), static:WxH (that shape
+ * for every kernel, the element's block-size), table (--table, the
+ * tuner's), model, auto (timed after it has settled on every kernel).
+ * --check compares every input's raw windows and grouped faces with
+ * cv::CascadeClassifier::detectMultiScale once per size. Prints one row per
+ * (input, size, mode, schedule): median, p10 and p90 ms per frame. */
+#include "bench_util.h"
+
+#include "../cuda/common/device_info.h"
+#include "../cuda/common/event_timer.h"
+#include "../cuda/face/face_grouping.h"
+#include "../cuda/face/facedetect.h"
+#include "../cuda/policy/auto_tuner.h"
+#include "../cuda/policy/tuning_table.h"
+#include "../tests/common/face_inputs.h"
+
+#include <gst/gst.h>
+
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using cudavision::BlockSizing;
+using cudavision::FaceDetector;
+using cudavision::FaceRect;
+
+namespace {
+
+std::vector<std::string>
+split (const std::string & s, char sep)
+{
+  std::vector<std::string> out;
+  std::stringstream ss (s);
+  std::string item;
+  while (std::getline (ss, item, sep))
+    if (!item.empty ())
+      out.push_back (item);
+  return out;
+}
+
+struct Mode {
+  std::string label;
+  BlockSizing sizing = BlockSizing::Static;
+  cudavision::BlockShape shape;
+};
+
+bool
+parse_mode (const std::string & s, Mode * m)
+{
+  m->label = s;
+  if (s.rfind ("static:", 0) == 0) {
+    m->sizing = BlockSizing::Static;
+    return cudavision::BlockShape::parse (s.substr (7), &m->shape);
+  }
+  if (s == "static" || s == "model" || s == "auto" || s == "table") {
+    m->sizing = s == "static" ? BlockSizing::Static : s == "model" ? BlockSizing::Model
+        : s == "auto" ? BlockSizing::Auto : BlockSizing::EmpiricalTable;
+    return true;
+  }
+  return false;
+}
+
+/* FaceDetector::Schedule, as the bench names it: the stage ends of the
+ * first kernel and of each round, the deep kernel's lanes per window and
+ * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out). */
+struct Schedule {
+  std::vector<int> ends;  /* empty: the detector's default */
+  int lanes = 0, round_lanes = 1;
+};
+
+void
+apply_schedule (FaceDetector & d, const Schedule & s)
+{
+  FaceDetector::Schedule sc;
+  if (!s.ends.empty ())
+    sc = { s.ends, s.lanes, s.round_lanes };
+  d.set_schedule (sc);
+}
+
+bool
+parse_schedule (const std::string & s, Schedule * out)
+{
+  const size_t colon = s.find (':');
+  if (colon == std::string::npos)
+    return false;
+  for (const std::string & e : split (s.substr (0, colon), '-'))
+    out->ends.push_back (std::atoi (e.c_str ()));
+  out->lanes = std::atoi (s.substr (colon + 1).c_str ());
+  const size_t slash = s.find ('/', colon);
+  if (slash != std::string::npos)
+    out->round_lanes = std::atoi (s.substr (slash + 1).c_str ());
+  return !out->ends.empty () && out->lanes > 0 && out->round_lanes > 0;
+}
+
+std::string
+schedule_str (const Schedule & s)
+{
+  if (s.ends.empty ())
+    return "default";
+  std::string out;
+  for (int e : s.ends)
+    out += (out.empty () ? "" : "-") + std::to_string (e);
+  return out + ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
+}
+
+bool
+same (std::vector<FaceRect> a, const std::vector<cv::Rect> & b)
+{
+  std::vector<FaceRect> bb;
+  for (const cv::Rect & r : b)
+    bb.push_back ({ r.x, r.y, r.width, r.height });
+  std::sort (a.begin (), a.end ());
+  std::sort (bb.begin (), bb.end ());
+  return a == bb;
+}
+
+void
+die (const cudavision::CudaStatus & s, const char *what)
+{
+  if (!s.ok ()) {
+    std::fprintf (stderr, "%s: %s\n", what, s.message ().c_str ());
+    std::exit (1);
+  }
+}
+
+/* Per-kernel GPU time of a frame: events around every launch (the
+ * detector's hook), read after detect () has synchronized. */
+class KernelClock {
+public:
+  ~KernelClock ()
+  {
+    for (cudaEvent_t e : events_)
+      cudaEventDestroy (e);
+  }
+  cudavision::FaceKernelHook hook ()
+  {
+    return [this] (const cudavision::FaceKernelLaunch & l, bool end, cudaStream_t s) {
+      if (used_ == events_.size ()) {
+        cudaEvent_t e;
+        cvbench::check (cudaEventCreate (&e), "event");
+        events_.push_back (e);
+      }
+      cvbench::check (cudaEventRecord (events_[used_], s), "record");
+      if (!end)
+        names_.push_back (l.kernel);
+      used_++;
+    };
+  }
+  /* Adds this frame's times (µs) per kernel to `totals`. */
+  void collect (std::map<std::string, double> & totals)
+  {
+    for (size_t i = 0; i + 1 < used_; i += 2) {
+      float ms = 0;
+      cvbench::check (cudaEventElapsedTime (&ms, events_[i], events_[i + 1]), "elapsed");
+      totals[names_[i / 2]] += ms * 1000.0;
+    }
+    used_ = 0;
+    names_.clear ();
+  }
+
+private:
+  std::vector<cudaEvent_t> events_;
+  std::vector<std::string> names_;
+  size_t used_ = 0;
+};
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  std::string images = "mosaic,portraits,nonface,noise", sizes = "640x480,1920x1080,3840x2160";
+  std::string modes = "static,model", schedules, table_path;
+  std::string cascade_path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
+  int frames = 30;
+  bool check_opencv = false, per_kernel = false;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    auto next = [&] () { return i + 1 < argc ? std::string (argv[++i]) : std::string (); };
+    if (a == "--images") images = next ();
+    else if (a == "--sizes") sizes = next ();
+    else if (a == "--modes") modes = next ();
+    else if (a == "--schedules") schedules = next ();
+    else if (a == "--table") table_path = next ();
+    else if (a == "--frames") frames = std::max (1, std::atoi (next ().c_str ()));
+    else if (a == "--cascade") cascade_path = next ();
+    else if (a == "--check") check_opencv = true;
+    else if (a == "--kernels") per_kernel = true;
+    else {
+      std::fprintf (stderr, "usage: %s [--images LIST] [--sizes LIST] [--modes LIST] [--schedules LIST] "
+          "[--table FILE] [--frames N] [--cascade FILE] [--check] [--kernels]\n", argv[0]);
+      return 2;
+    }
+  }
+  gst_init (&argc, &argv);
+  int ndev = 0;
+  if (cudaGetDeviceCount (&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf (stderr, "no CUDA device\n");
+    return 77;
+  }
+  cudavision::HaarCascade cascade;
+  std::string err;
+  if (!cudavision::load_haar_cascade (cascade_path, &cascade, &err)) {
+    std::fprintf (stderr, "cascade: %s\n", err.c_str ());
+    return 1;
+  }
+  cv::CascadeClassifier reference;
+  if (check_opencv && !reference.load (cascade_path)) {
+    std::fprintf (stderr, "OpenCV cannot load %s\n", cascade_path.c_str ());
+    return 1;
+  }
+  cudavision::DeviceDescription dev;
+  die (cudavision::query_current_device (&dev), "device");
+  std::shared_ptr<const cudavision::TuningTable> table;
+  if (!table_path.empty ()) {
+    auto t = std::make_shared<cudavision::TuningTable> ();
+    if (!t->load (table_path, &err)) {
+      std::fprintf (stderr, "table: %s\n", err.c_str ());
+      return 1;
+    }
+    table = t;
+  }
+  std::vector<Mode> mode_list;
+  for (const std::string & m : split (modes, ',')) {
+    Mode md;
+    if (!parse_mode (m, &md)) {
+      std::fprintf (stderr, "bad mode %s\n", m.c_str ());
+      return 2;
+    }
+    mode_list.push_back (md);
+  }
+  std::vector<Schedule> schedule_list;
+  for (const std::string & s : split (schedules, ',')) {
+    Schedule sc;
+    if (!parse_schedule (s, &sc)) {
+      std::fprintf (stderr, "bad schedule %s (END-END-...:LANES)\n", s.c_str ());
+      return 2;
+    }
+    schedule_list.push_back (sc);
+  }
+  if (schedule_list.empty ())
+    schedule_list.push_back (Schedule ());
+
+  cudavision::Stream stream;
+  die (stream.create (), "stream");
+  std::printf ("# %s, %d SMs; cascade %s; %d timed frames after warm-up; ms per frame (wall clock, detect () "
+      "returns after its one read-back and the grouping)\n", dev.name.c_str (), dev.sm_count, cascade_path.c_str (),
+      frames);
+  std::printf ("%-10s %-10s %-14s %-12s %9s %9s %9s %7s %6s %s\n", "input", "size", "mode", "schedule", "median",
+      "p10", "p90", "raw", "faces", check_opencv ? "opencv" : "");
+  for (const std::string & img : split (images, ',')) {
+    const cv::Mat src = cvtest::face_input_source (img);
+    for (const std::string & sz : split (sizes, ',')) {
+      int w = 0, h = 0;
+      if (std::sscanf (sz.c_str (), "%dx%d", &w, &h) != 2)
+        continue;
+      const cv::Mat gray = cvtest::face_input_at (src, w, h);
+      cudavision::DeviceBuffer buf;
+      const size_t pitch = cudavision::aligned_pitch ((size_t) w);
+      die (buf.allocate (pitch * h), "alloc");
+      cvbench::check (cudaMemcpy2D (buf.get (), pitch, gray.data, gray.step, w, h, cudaMemcpyHostToDevice), "upload");
+      const cudavision::ConstImage8 img8 { buf.as<const uint8_t> (), pitch, w, h };
+      std::string verdict;
+      if (check_opencv) {
+        std::vector<cv::Rect> raw_ref, faces_ref;
+        reference.detectMultiScale (gray, raw_ref, 1.1, 0);
+        reference.detectMultiScale (gray, faces_ref, 1.1, 3);
+        FaceDetector d;
+        die (d.set_cascade (cascade, stream.get ()), "cascade upload");
+        FaceDetector::Result r;
+        die (d.detect (img8, {}, cudavision::LaunchPolicy (dev, BlockSizing::Static), stream.get (), &r), "detect");
+        std::vector<FaceRect> raw = r.raw;
+        cudavision::clip_rectangles (raw, w, h);
+        verdict = same (raw, raw_ref) && same (r.faces, faces_ref)
+            ? "identical (" + std::to_string (raw_ref.size ()) + " raw)"
+            : "DIFFERENT: raw " + std::to_string (raw.size ()) + " vs " + std::to_string (raw_ref.size ()) + ", faces " +
+                std::to_string (r.faces.size ()) + " vs " + std::to_string (faces_ref.size ());
+        d.release ();
+      }
+      for (const Schedule & sc : schedule_list) {
+        for (const Mode & m : mode_list) {
+          cudavision::LaunchPolicy policy (dev, m.sizing, m.shape, table);
+          std::shared_ptr<cudavision::AutoTuner> tuner;
+          if (m.sizing == BlockSizing::Auto) {
+            tuner = std::make_shared<cudavision::AutoTuner> (
+                std::make_unique<cudavision::CudaEventTimer> (stream.get ()));
+            policy.set_auto_tuner (tuner);
+          }
+          FaceDetector d;
+          apply_schedule (d, sc);
+          die (d.set_cascade (cascade, stream.get ()), "cascade upload");
+          FaceDetector::Result r;
+          auto frame = [&] () {
+            die (d.detect (img8, {}, policy, stream.get (), &r), "detect");
+            if (tuner)
+              tuner->end_frame ();
+          };
+          /* warm-up; auto until every kernel has settled */
+          for (int i = 0; i < 3; i++)
+            frame ();
+          for (int i = 0; tuner && !tuner->all_settled () && i < 500; i++)
+            frame ();
+          std::vector<double> ms;
+          for (int i = 0; i < frames; i++) {
+            const auto t0 = std::chrono::steady_clock::now ();
+            frame ();
+            ms.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
+          }
+          /* then the kernels' GPU time, in frames of their own (events
+           * around each launch cost a little) */
+          std::string kernels;
+          if (per_kernel) {
+            KernelClock clock;
+            std::map<std::string, double> totals;
+            for (int i = 0; i < frames; i++) {
+              die (d.detect (img8, {}, policy, stream.get (), &r, clock.hook ()), "detect");
+              clock.collect (totals);
+            }
+            double all = 0;
+            for (const auto & [k, us] : totals) {
+              kernels += " " + k.substr (k.find ('.') + 1) + "=" + std::to_string ((int) std::lround (us / frames));
+              all += us / frames;
+            }
+            kernels = " gpu_us=" + std::to_string ((int) std::lround (all)) + kernels;
+          }
+          std::sort (ms.begin (), ms.end ());
+          const auto pct = [&] (double p) { return ms[std::min (ms.size () - 1, (size_t) (p * (ms.size () - 1) + 0.5))]; };
+          std::printf ("%-10s %-10s %-14s %-12s %9.3f %9.3f %9.3f %7zu %6zu %s%s\n", img.c_str (), sz.c_str (),
+              m.label.c_str (), schedule_str (sc).c_str (), pct (0.5), pct (0.1), pct (0.9), r.raw.size (),
+              r.faces.size (), verdict.c_str (), kernels.c_str ());
+          std::fflush (stdout);
+          d.release ();
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,131 @@
+/* cudavision — how the face detector's pyramid is laid out on the device
+ * and cut into launches (plan_face_batches), shared by the host
+ * (facedetect.cpp, unit tests) and the kernels.
+ *
+ * Every level's integral images live side by side in two device buffers
+ * (sums and squared sums), so that one launch of each kernel serves many
+ * levels: the block, row or window index of a launch says which level it
+ * belongs to through a BatchMap, passed by value. A batch is the run of
+ * consecutive levels that one set of launches covers; a new batch starts
+ * when the integrals would pass a memory cap or the map would overflow,
+ * so huge frames and small scale factors cost more launches, never more
+ * memory than the cap (or than level 0 alone). Pure C++. */
+#pragma once
+
+#include "face_levels.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#ifdef __CUDACC__
+#define CV_FB_HD __host__ __device__ __forceinline__
+#else
+#define CV_FB_HD inline
+#endif
+
+namespace cudavision {
+namespace facedetect {
+
+/* One level as the kernels see it (an array of these lives on the device). */
+struct LevelDesc {
+  double scale_x = 0, scale_y = 0;  /* resize: 1. / (level size / frame size), as OpenCV */
+  size_t offset = 0;      /* first element of the level's integrals in the batch's buffers */
+  int width = 0, height = 0;  /* the level image; its integrals are (height + 1) x (width + 1) */
+  int pitch = 0;          /* integral row pitch, elements */
+  int step = 2;           /* window step */
+  int grid_x = 0, grid_y = 0;  /* window grid */
+  float scale = 1.f;      /* the level's factor: window positions in frame pixels */
+  int win_width = 0, win_height = 0;  /* the window in frame pixels */
+  int index = 0;          /* the level's number in the frame's pyramid */
+};
+
+/* An accepted window, as the device lists it: its frame position and
+ * level in the high bits (so that keys sort as the host sorts FaceRects:
+ * by y, x, then size, which grows with the level), its class root for the
+ * grouping in the low bits (face_group.cu). */
+using FaceKey = unsigned long long;
+constexpr int kFaceKeySortBit = 20;           /* bits below: the root */
+constexpr int kMaxFaceLevels = 1 << 12;
+constexpr int kMaxFaceCoordinate = 0xffff;
+constexpr unsigned kMaxGroupedFaces = 1u << kFaceKeySortBit;
+
+CV_FB_HD FaceKey face_key (int x, int y, int level)
+{
+  return ((FaceKey) y << 48) | ((FaceKey) x << 32) | ((FaceKey) level << kFaceKeySortBit);
+}
+CV_FB_HD int key_y (FaceKey k) { return (int) (k >> 48); }
+CV_FB_HD int key_x (FaceKey k) { return (int) ((k >> 32) & 0xffff); }
+CV_FB_HD int key_level (FaceKey k) { return (int) ((k >> kFaceKeySortBit) & (kMaxFaceLevels - 1)); }
+CV_FB_HD int key_root (FaceKey k) { return (int) (k & (kMaxGroupedFaces - 1)); }
+
+/* Units (rows, blocks, windows) of the levels of one launch: level i owns
+ * units [begin[i], begin[i + 1]). Passed by value (kernel parameter). */
+constexpr int kMaxBatchLevels = 48;
+struct BatchMap {
+  int count = 0;
+  int begin[kMaxBatchLevels + 1] = {};
+
+  CV_FB_HD int total () const { return begin[count]; }
+  /* The level that owns `unit` (0 <= unit < total ()): a binary search
+   * over at most kMaxBatchLevels entries. */
+  CV_FB_HD int level_of (int unit) const
+  {
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (begin[mid] <= unit)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    return lo;
+  }
+};
+
+/* Levels [first, first + count) of the frame, searched together. */
+struct FaceBatch {
+  int first = 0, count = 0;
+  size_t integral_elements = 0;  /* per buffer (sums, squares) */
+  long windows = 0;              /* windows of its levels */
+};
+
+/* A frame's levels laid out for the device, and its batches. */
+struct FacePlan {
+  std::vector<FaceLevel> levels;
+  std::vector<LevelDesc> descs;  /* same order; offsets relative to the level's batch */
+  std::vector<FaceBatch> batches;
+  size_t max_integral_elements = 0;  /* the largest batch's */
+  long max_batch_windows = 0;
+};
+
+/* Integral rows are padded to this many elements (128 bytes). */
+constexpr int kIntegralAlign = 32;
+/* Default memory cap of one batch's two integral buffers. */
+constexpr size_t kBatchIntegralBytes = size_t (192) << 20;
+
+/* Lays `levels` (plan_face_levels of a frame_width x frame_height frame)
+ * out in batches of at most `cap_bytes` of integrals (a level larger than
+ * that is a batch alone) and kMaxBatchLevels levels, whose windows an int
+ * can count. */
+FacePlan plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int frame_height,
+    size_t cap_bytes = kBatchIntegralBytes);
+
+/* The map of a batch's levels with `units (desc)` units each. */
+template <typename Units>
+BatchMap
+make_batch_map (const FacePlan & plan, const FaceBatch & b, Units units)
+{
+  BatchMap m;
+  m.count = b.count;
+  long acc = 0;
+  for (int i = 0; i < b.count; i++) {
+    m.begin[i] = (int) acc;
+    acc += units (plan.descs[b.first + i]);
+  }
+  m.begin[b.count] = (int) acc;
+  return m;
+}
+
+}  // namespace facedetect
+}  // namespace cudavision

@@ -1,0 +1,343 @@
+/* cudavision — the face detector's cascade, evaluated stage-parallel (see
+ * facedetect_kernels.h and docs/elements/cudafacedetect.md).
+ *
+ * One thread walking the whole cascade for its window leaves most of its
+ * warp idle as soon as neighbouring windows leave at different stages,
+ * and most windows leave in the first two or three stages. So the cascade
+ * runs in three kernels, each over every level of a batch:
+ *  - cascade (front): one thread per window, 2D blocks over each level's
+ *    window grid, the variance normalization and the first stages (short
+ *    ones: a warp's threads leave close together). Survivors are compacted
+ *    into a list with one atomic per coalesced group of a warp.
+ *  - stages: one thread per listed survivor, a few more stages, compacted
+ *    again: the list is dense, so warps are full again.
+ *  - deep: the last, long stages of the few windows left, a warp per
+ *    window with each stage's weak classifiers spread over the lanes and
+ *    summed with a butterfly reduction (or a thread per window, for
+ *    cascades whose stage sums could round differently in another order);
+ *    an accepted window then checks that OpenCV's scan evaluates it and
+ *    is appended to the result list in frame pixels.
+ * Every per-window computation is haar_eval.h's, so the windows are
+ * OpenCV's bit for bit; only the order of work changes. */
+#include "facedetect_kernels.h"
+#include "../common/launch_util.cuh"
+
+#include <cooperative_groups.h>
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace cg = cooperative_groups;
+
+namespace cudavision {
+
+namespace {
+
+using facedetect::BatchMap;
+using facedetect::LevelDesc;
+using facedetect::WindowEntry;
+
+/* Appends `v` to a list with one atomic per coalesced group of the
+ * calling warp (the threads that call it together). */
+template <typename T>
+__device__ __forceinline__ void
+append (T *items, uint32_t *count, unsigned capacity, const T & v)
+{
+  const cg::coalesced_group g = cg::coalesced_threads ();
+  unsigned base = 0;
+  if (g.thread_rank () == 0)
+    base = atomicAdd (count, g.size ());
+  base = g.shfl (base, 0) + g.thread_rank ();
+  if (base < capacity)
+    items[base] = v;
+}
+
+/* A listed window: its level and its top-left integral offset. */
+struct Window {
+  int level, gx, gy;
+  size_t offset;
+};
+
+__device__ __forceinline__ Window
+locate (const LevelDesc *levels, const BatchMap & windows, unsigned index)
+{
+  Window w;
+  w.level = windows.level_of ((int) index);
+  const LevelDesc & L = levels[w.level];
+  const int local = (int) index - windows.begin[w.level];
+  w.gy = local / L.grid_x;
+  w.gx = local - w.gy * L.grid_x;
+  w.offset = L.offset + (size_t) (w.gy * L.step) * L.pitch + (size_t) (w.gx * L.step);
+  return w;
+}
+
+/* The accepted window in frame pixels, as OpenCV reports it (its size is
+ * its level's window), as a sortable key. */
+__device__ __forceinline__ facedetect::FaceKey
+frame_key (const LevelDesc & L, const Window & w)
+{
+  return facedetect::face_key (haar::round_f (haar::fmul ((float) (w.gx * L.step), L.scale)),
+      haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index);
+}
+
+template <bool STUMPS>
+__global__ void
+front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap blocks, BatchMap windows,
+    const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, int last, WindowEntry *out, uint32_t *out_count,
+    unsigned out_capacity)
+{
+  const int li = blocks.level_of (blockIdx.x);
+  const LevelDesc & L = levels[li];
+  const int b = blockIdx.x - blocks.begin[li];
+  const int nbx = (L.grid_x + blockDim.x - 1) / blockDim.x;
+  const int by = b / nbx, bx = b - by * nbx;
+  const int gx = bx * blockDim.x + threadIdx.x, gy = by * blockDim.y + threadIdx.y;
+  if (gx >= L.grid_x || gy >= L.grid_y)
+    return;
+  const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
+  float norm;
+  if (!haar::window_norm (sum + o, sq + o, L.pitch, c.window_width, c.window_height, &norm))
+    return;
+  if (haar::eval_stages<STUMPS> (c, sum + o, L.pitch, norm, 0, last) != 1)
+    return;
+  append (out, out_count, out_capacity,
+      make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), __float_as_uint (norm)));
+}
+
+/* haar::evaluated_by_opencv with the group's lanes walking LANES windows
+ * left at a time: whether the run of first-stage rejections right before
+ * window gx is even. */
+template <bool STUMPS, int LANES>
+__device__ bool
+group_evaluated_by_opencv (const cg::thread_block_tile<LANES> & g, const haar::CascadeView & c,
+    const uint32_t *row_sum, const uint32_t *row_sq, int pitch, int gx, int step)
+{
+  int zeros = 0;
+  for (int base = gx - 1; base >= 0; base -= LANES) {
+    const int x = base - (int) g.thread_rank ();
+    const bool rejected = x >= 0 && haar::eval_window<STUMPS> (c, row_sum + x * step, row_sq + x * step, pitch, 1) == 0;
+    const unsigned breaks = g.ballot (!rejected);
+    if (breaks)
+      return ((zeros + __ffs (breaks) - 1) & 1) == 0;
+    zeros += LANES;
+  }
+  return (zeros & 1) == 0;
+}
+
+/* Stages [first, last) of every listed window, LANES lanes per window:
+ * lane l takes weak classifiers l, l + LANES, ... of each stage, and the
+ * group adds its lanes' sums with a butterfly. With one lane that is
+ * OpenCV's order; with more, the stage sum is the same in any order
+ * (haar::stage_sums_exact, which the host checks before it asks for more
+ * than one lane), so every lane holds OpenCV's sum and the group decides
+ * as one. The windows that pass go to `out` (a round of facedetect.stages)
+ * or, FINAL (facedetect.deep, last = every stage), to the result list in
+ * frame pixels once OpenCV's scan is known to evaluate them. */
+template <bool STUMPS, int LANES, bool FINAL>
+__global__ void
+list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap windows,
+    const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, const WindowEntry *__restrict__ in,
+    const uint32_t *in_count, unsigned in_capacity, int first, int last, WindowEntry *out, uint32_t *out_count,
+    unsigned out_capacity, facedetect::FaceKey *faces)
+{
+  const cg::thread_block_tile<LANES> g = cg::tiled_partition<LANES> (cg::this_thread_block ());
+  const unsigned groups = blockDim.x * blockDim.y / LANES;
+  const unsigned group = (threadIdx.y * blockDim.x + threadIdx.x) / LANES;
+  const int lane = (int) g.thread_rank ();
+  const unsigned n = min (*in_count, in_capacity);
+  for (unsigned i = blockIdx.x * groups + group; i < n; i += gridDim.x * groups) {
+    const WindowEntry e = in[i];
+    const Window w = locate (levels, windows, e.x);
+    const LevelDesc & L = levels[w.level];
+    const uint32_t *ws = sum + w.offset;
+    const float norm = __uint_as_float (e.y);
+    bool pass = true;
+    for (int si = first; si < last && pass; si++) {
+      const haar::Stage st = haar::load_stage (c.stages + si);
+      double acc = 0;
+      /* unrolled: the loads of several weak classifiers in flight at once
+       * (the sum still adds them in order) */
+#pragma unroll 4
+      for (int t = lane; t < st.count; t += LANES)
+        acc = haar::dadd (acc, (double) haar::weak_value<STUMPS> (c, st.first + t, ws, L.pitch, norm));
+#pragma unroll
+      for (int o = LANES / 2; o > 0; o >>= 1)
+        acc = haar::dadd (acc, g.shfl_xor (acc, o));
+      pass = !(acc < (double) st.threshold);
+    }
+    if (!pass)
+      continue;
+    if (!FINAL) {
+      if (lane == 0)
+        append (out, out_count, out_capacity, e);
+      continue;
+    }
+    const size_t row = L.offset + (size_t) (w.gy * L.step) * L.pitch;
+    if (!group_evaluated_by_opencv<STUMPS, LANES> (g, c, sum + row, sq + row, L.pitch, w.gx, L.step))
+      continue;
+    if (lane == 0)
+      append (faces, out_count, out_capacity, frame_key (L, w));
+  }
+}
+
+template <bool FINAL, int LANES>
+const void *
+list_kernel_for (bool stumps)
+{
+  return stumps ? (const void *) list_kernel<true, LANES, FINAL> : (const void *) list_kernel<false, LANES, FINAL>;
+}
+
+/* The list kernel instance for `lanes` (1, 2, 4, 8, 16 or 32). */
+template <bool FINAL>
+const void *
+list_kernel_of (bool stumps, int lanes)
+{
+  switch (lanes) {
+    case 1: return list_kernel_for<FINAL, 1> (stumps);
+    case 2: return list_kernel_for<FINAL, 2> (stumps);
+    case 4: return list_kernel_for<FINAL, 4> (stumps);
+    case 8: return list_kernel_for<FINAL, 8> (stumps);
+    case 16: return list_kernel_for<FINAL, 16> (stumps);
+    default: return list_kernel_for<FINAL, 32> (stumps);
+  }
+}
+
+KernelTraits
+traits (const char *name, BlockShape b, bool two_d)
+{
+  KernelTraits t;
+  t.name = name;
+  t.static_block = b;
+  t.two_d = two_d;
+  return t;
+}
+
+}  // namespace
+
+/* x-only: the shape's thread count is what counts; the launcher lays it
+ * out one warp of windows wide (coalesced loads along a level's row) and
+ * as many rows tall as it has warps. A wider block only adds idle threads
+ * on the pyramid's narrow levels: measured on an H100, every best shape of
+ * the 12 sizes of docs/BLOCK-SIZING.md was 32 wide, and the model, which
+ * saw an ordinary 2D kernel over the frame, chose shapes up to 512 wide
+ * and 50% slower. */
+const KernelTraits &
+facedetect_cascade_traits ()
+{
+  static const KernelTraits t = traits ("facedetect.cascade", { 256, 1 }, false);
+  return t;
+}
+
+const KernelTraits &
+facedetect_stages_traits ()
+{
+  static const KernelTraits t = traits ("facedetect.stages", { 256, 1 }, false);
+  return t;
+}
+
+const KernelTraits &
+facedetect_deep_traits ()
+{
+  /* x-only: a block is a number of warps (a window each in warp mode) */
+  static const KernelTraits t = traits ("facedetect.deep", { 128, 1 }, false);
+  return t;
+}
+
+namespace facedetect {
+
+unsigned
+filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev)
+{
+  static std::mutex lock;
+  static std::map<std::tuple<const void *, unsigned, int>, unsigned> cache;
+  int device = 0;
+  cudaGetDevice (&device);
+  std::lock_guard<std::mutex> g (lock);
+  const auto key = std::make_tuple (kernel, threads, device);
+  auto it = cache.find (key);
+  if (it == cache.end ()) {
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, (int) threads, 0) != cudaSuccess) {
+      cudaGetLastError ();
+      per_sm = 1;
+    }
+    it = cache.emplace (key, (unsigned) std::max (1, per_sm) * (unsigned) std::max (1, dev.sm_count)).first;
+  }
+  return it->second;
+}
+
+CudaStatus
+launch_front (const haar::CascadeView & cascade, bool stumps, const BatchView & b, int last, const WindowList & out,
+    const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+{
+  const KernelTraits & t = facedetect_cascade_traits ();
+  auto kernel = stumps ? front_kernel<true> : front_kernel<false>;
+  LaunchConfig c = policy.choose (t, cached_resources (kernel), hc.frame_width, hc.frame_height);
+  c.block = { 32, std::max (1u, c.block.threads () / 32) };
+  const int bx = (int) c.block.x, by = (int) c.block.y;
+  const BatchMap blocks = make_batch_map (*b.plan, *b.batch,
+      [bx, by] (const LevelDesc & d) { return ((d.grid_x + bx - 1) / bx) * ((d.grid_y + by - 1) / by); });
+  const BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
+  if (blocks.total () == 0)
+    return {};
+  c.grid_x = (unsigned) blocks.total ();
+  c.grid_y = 1;
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
+  kernel<<<dim3 (c.grid_x), block_dim (c), 0, stream>>> (cascade, b.levels, blocks, windows, b.sum, b.sq, last,
+      out.items, out.count, out.capacity);
+  CV_CUDA_TRY_LAUNCH ("facedetect front_kernel");
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
+  return {};
+}
+
+/* Launches list_kernel<FINAL> for `lanes` through its address (the
+ * instance is picked at run time). */
+template <bool FINAL>
+CudaStatus
+launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
+    const WindowList & in, int first, int last, WindowEntry *out, uint32_t *out_count, unsigned out_capacity,
+    FaceKey *faces, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+{
+  const void *kernel = list_kernel_of<FINAL> (stumps, lanes);
+  LaunchConfig c = policy.choose (t, cached_kernel_resources (kernel), hc.frame_width, hc.frame_height);
+  /* whole warps: a group of lanes never straddles two */
+  c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
+  const unsigned per_block = c.block.threads () / (unsigned) lanes;
+  c.grid_x = std::min (filling_grid (kernel, c.block.threads (), policy.device ()),
+      std::max (1u, (in.capacity + per_block - 1) / per_block));
+  c.grid_y = 1;
+  BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
+  haar::CascadeView view = cascade;
+  const LevelDesc *levels = b.levels;
+  const uint32_t *sum = b.sum, *sq = b.sq;
+  const WindowEntry *items = in.items;
+  const uint32_t *count = in.count;
+  unsigned capacity = in.capacity;
+  void *args[] = { &view, &levels, &windows, &sum, &sq, &items, &count, &capacity, &first, &last, &out, &out_count,
+    &out_capacity, &faces };
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
+  CV_CUDA_TRY (cudaLaunchKernel (kernel, dim3 (c.grid_x), block_dim (c), args, 0, stream));
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
+  return {};
+}
+
+CudaStatus
+launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b, const WindowList & in,
+    int first, int last, const WindowList & out, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc)
+{
+  return launch_list<false> (facedetect_stages_traits (), cascade, stumps, lanes, b, in, first, last, out.items,
+      out.count, out.capacity, nullptr, policy, stream, hc);
+}
+
+CudaStatus
+launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b, const WindowList & in,
+    int first, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+{
+  return launch_list<true> (facedetect_deep_traits (), cascade, stumps, lanes, b, in, first, cascade.nstages,
+      nullptr, faces.count, faces.capacity, faces.items, policy, stream, hc);
+}
+
+}  // namespace facedetect
+}  // namespace cudavision

@@ -1,0 +1,77 @@
+/* cudavision — the face boxes drawn on a device frame (face_draw.h has
+ * the border geometry shared with the CPU backend), and the hook call
+ * shared by every face kernel launcher. One thread per border pixel, one
+ * grid row per box. */
+#include "face_draw.h"
+#include "facedetect_kernels.h"
+#include "../common/launch_util.cuh"
+
+namespace cudavision {
+
+namespace {
+
+__global__ void
+draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const int4 *__restrict__ boxes, int n)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int b = blockIdx.y * blockDim.y + threadIdx.y; b < n; b += gridDim.y * blockDim.y) {
+    const int4 r = boxes[b];
+    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, width, height);
+    if (i >= border.count ())
+      continue;
+    int x, y;
+    border.pixel (i, &x, &y);
+    *reinterpret_cast<uint32_t *> (frame + (size_t) y * pitch + (size_t) x * 4) = kFaceBoxPixel;
+  }
+}
+
+}  // namespace
+
+const KernelTraits &
+facedetect_draw_traits ()
+{
+  static const KernelTraits t = [] {
+    KernelTraits k;
+    k.name = "facedetect.draw";
+    k.static_block = { 256, 1 };
+    k.two_d = false;
+    return k;
+  }();
+  return t;
+}
+
+namespace facedetect {
+
+void
+hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const LaunchConfig & c, bool end,
+    cudaStream_t stream)
+{
+  if (hc.hook && *hc.hook) {
+    FaceKernelLaunch l;
+    l.kernel = t.name;
+    l.batch = hc.batch;
+    l.width = w;
+    l.height = h;
+    l.config = c;
+    (*hc.hook) (l, end, stream);
+  }
+}
+
+CudaStatus
+launch_draw (Image8 frame, const int4 *boxes, int n, int max_border, const LaunchPolicy & policy,
+    cudaStream_t stream, const HookContext & hc)
+{
+  if (n <= 0 || max_border <= 0)
+    return {};
+  const KernelTraits & t = facedetect_draw_traits ();
+  const LaunchConfig c = policy.choose (t, cached_resources (draw_kernel), max_border, n);
+  hook_call (hc, t, max_border, n, c, false, stream);
+  draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (frame.data, frame.pitch, frame.width, frame.height,
+      boxes, n);
+  CV_CUDA_TRY_LAUNCH ("facedetect draw_kernel");
+  hook_call (hc, t, max_border, n, c, true, stream);
+  return {};
+}
+
+}  // namespace facedetect
+}  // namespace cudavision

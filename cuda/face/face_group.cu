@@ -1,0 +1,271 @@
+/* cudavision — the raw windows sorted, and their classes for the grouping
+ * found, on the device (see facedetect_kernels.h).
+ *
+ * A crowd (or the LFW mosaic) gives thousands of raw windows; finding
+ * which of them cluster (cv::partition over cv::SimilarRects) took the
+ * host milliseconds per frame. Here:
+ *  - the windows, one 64-bit key each (y, x, level: the host's order), are
+ *    sorted with CUB's radix sort over the whole list's capacity (unused
+ *    entries are all ones and sort last, so no count is needed on the
+ *    host);
+ *  - facedetect.group: one thread per window lists the later windows it
+ *    is similar to. Sorted by y, they come right after it: similarity
+ *    needs |dy| <= reach;
+ *  - a union-find over those pairs links the larger root under the
+ *    smaller (lock-free, by compare-and-swap), so each class's root is its
+ *    first member, the window cv::partition numbers it by: in one block's
+ *    shared memory for lists up to kBlockGroupMax windows, else over
+ *    global memory. (Uniting pairs as the scan finds them waited on the L2
+ *    for every link: 0.7 ms for the 140 windows of two large faces, all
+ *    similar to each other, 2 ms for the 5511 of the LFW mosaic; in one
+ *    block, the scan was the bottleneck, 6.7 ms.)
+ *  - each window's root then goes into the low bits of its entry.
+ * The classes are the connected components of the similarity relation,
+ * whatever the order of the unions: the same as the host's. */
+#include "facedetect_kernels.h"
+#include "../common/launch_util.cuh"
+
+#include <cooperative_groups.h>
+#include <cub/device/device_radix_sort.cuh>
+
+namespace cg = cooperative_groups;
+
+namespace cudavision {
+
+namespace {
+
+using facedetect::FaceKey;
+using facedetect::LevelDesc;
+
+struct Rect {
+  int x, y, w, h;
+};
+
+__device__ __forceinline__ Rect
+rect_of (FaceKey k, const LevelDesc *levels)
+{
+  const LevelDesc & L = levels[facedetect::key_level (k)];
+  return { facedetect::key_x (k), facedetect::key_y (k), L.win_width, L.win_height };
+}
+
+/* face_grouping.cpp's similar (), in the same double arithmetic. */
+__device__ __forceinline__ bool
+similar (const Rect & a, const Rect & b, double eps)
+{
+  const double delta = eps * (double) (min (a.w, b.w) + min (a.h, b.h)) * 0.5;
+  return abs (a.x - b.x) <= delta && abs (a.y - b.y) <= delta && abs (a.x + a.w - b.x - b.w) <= delta &&
+      abs (a.y + a.h - b.y - b.h) <= delta;
+}
+
+/* A union-find over `parent` (shared or global memory) that links the
+ * larger root under the smaller: each class's root is its first member.
+ * Finds halve their paths; every link is a compare-and-swap, so
+ * concurrent unions never undo each other. */
+template <typename Load>
+__device__ __forceinline__ int
+find (int *parent, int x, Load load)
+{
+  for (;;) {
+    const int p = load (parent + x);
+    if (p == x)
+      return x;
+    const int g = load (parent + p);
+    if (g != p)
+      atomicCAS (parent + x, p, g);
+    x = g;
+  }
+}
+
+template <typename Load>
+__device__ void
+unite (int *parent, int a, int b, Load load)
+{
+  for (;;) {
+    a = find (parent, a, load);
+    b = find (parent, b, load);
+    if (a == b)
+      return;
+    if (a < b) {
+      const int t = a;
+      a = b;
+      b = t;
+    }
+    if (atomicCAS (parent + a, a, b) == a)
+      return;
+  }
+}
+
+/* Shared memory: plain (volatile) loads see the other threads' links. */
+struct SharedLoad {
+  __device__ int operator() (const int *p) const { return *(const volatile int *) p; }
+};
+/* Global memory: loads bypass L1 (not coherent within a launch). */
+struct GlobalLoad {
+  __device__ int operator() (const int *p) const { return __ldcg (p); }
+};
+
+/* Each window's rectangle, for the pair scan. */
+__global__ void
+decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned capacity,
+    const LevelDesc *__restrict__ levels, int4 *rects)
+{
+  const unsigned n = min (*count, capacity);
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Rect r = rect_of (keys[i], levels);
+    rects[i] = make_int4 (r.x, r.y, r.w, r.h);
+  }
+}
+
+/* facedetect.group: the similar pairs (i, j), i < j. Sorted by y, the
+ * windows that can be similar to window i come right after it (similarity
+ * needs |dy| <= reach). Appended with one atomic per coalesced group; the
+ * count may pass the capacity (the host grows the list). */
+__global__ void
+pairs_kernel (const int4 *__restrict__ rects, const uint32_t *count, unsigned capacity, double eps, uint2 *edges,
+    uint32_t *edge_count, unsigned edge_capacity)
+{
+  const unsigned n = min (*count, capacity);
+  const unsigned threads = blockDim.x * blockDim.y;
+  for (unsigned i = blockIdx.x * threads + threadIdx.y * blockDim.x + threadIdx.x; i < n; i += gridDim.x * threads) {
+    const int4 ri = rects[i];
+    const Rect a { ri.x, ri.y, ri.z, ri.w };
+    const int reach = (int) floor (eps * ((double) a.w + a.h) * 0.5);
+    for (unsigned j = i + 1; j < n; j++) {
+      const int4 rj = rects[j];
+      if (rj.y - a.y > reach)
+        break;
+      if (similar (a, Rect { rj.x, rj.y, rj.z, rj.w }, eps)) {
+        const cg::coalesced_group g = cg::coalesced_threads ();
+        unsigned k = 0;
+        if (g.thread_rank () == 0)
+          k = atomicAdd (edge_count, g.size ());
+        k = g.shfl (k, 0) + g.thread_rank ();
+        if (k < edge_capacity)
+          edges[k] = make_uint2 (i, j);
+      }
+    }
+  }
+}
+
+/* Lists up to this long take their union-find in one block's shared
+ * memory (32 KB): no wait on the L2 for every link. */
+constexpr unsigned kBlockGroupMax = 8192;
+
+/* The classes from the pairs, and each window's root into its key. One
+ * block in shared memory for short lists (SHARED), else a grid over
+ * global memory in three launches (init, unite, roots); each returns at
+ * once when the list is not its size. */
+__global__ void
+classes_block_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, const uint2 *__restrict__ edges,
+    const uint32_t *edge_count, unsigned edge_capacity)
+{
+  __shared__ int parent[kBlockGroupMax];
+  const unsigned n = min (*count, capacity);
+  if (n > kBlockGroupMax)
+    return;
+  const unsigned m = min (*edge_count, edge_capacity);
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+    parent[i] = (int) i;
+  __syncthreads ();
+  for (unsigned e = threadIdx.x; e < m; e += blockDim.x)
+    unite (parent, (int) edges[e].x, (int) edges[e].y, SharedLoad ());
+  __syncthreads ();
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+    keys[i] |= (FaceKey) find (parent, (int) i, SharedLoad ());
+}
+
+__global__ void
+init_kernel (int *parent, const uint32_t *count, unsigned capacity)
+{
+  const unsigned n = min (*count, capacity);
+  if (n <= kBlockGroupMax)
+    return;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    parent[i] = (int) i;
+}
+
+__global__ void
+unite_kernel (const uint32_t *count, unsigned capacity, const uint2 *__restrict__ edges, const uint32_t *edge_count,
+    unsigned edge_capacity, int *parent)
+{
+  if (min (*count, capacity) <= kBlockGroupMax)
+    return;
+  const unsigned m = min (*edge_count, edge_capacity);
+  for (unsigned e = blockIdx.x * blockDim.x + threadIdx.x; e < m; e += gridDim.x * blockDim.x)
+    unite (parent, (int) edges[e].x, (int) edges[e].y, GlobalLoad ());
+}
+
+__global__ void
+roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *parent)
+{
+  const unsigned n = min (*count, capacity);
+  if (n <= kBlockGroupMax)
+    return;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    keys[i] |= (FaceKey) find (parent, (int) i, GlobalLoad ());
+}
+
+}  // namespace
+
+const KernelTraits &
+facedetect_group_traits ()
+{
+  static const KernelTraits t = [] {
+    KernelTraits k;
+    k.name = "facedetect.group";
+    k.static_block = { 128, 1 };
+    k.two_d = false;
+    return k;
+  }();
+  return t;
+}
+
+namespace facedetect {
+
+CudaStatus
+sort_faces_scratch_bytes (unsigned capacity, size_t *bytes)
+{
+  *bytes = 0;
+  CV_CUDA_TRY (cub::DeviceRadixSort::SortKeys (nullptr, *bytes, (const FaceKey *) nullptr, (FaceKey *) nullptr,
+      (int) capacity, kFaceKeySortBit, 64));
+  return {};
+}
+
+CudaStatus
+launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity, bool group,
+    const LevelDesc *levels, const GroupScratch & g, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc)
+{
+  size_t bytes = g.sort_bytes;
+  CV_CUDA_TRY (cub::DeviceRadixSort::SortKeys (g.sort, bytes, keys, sorted, (int) capacity, kFaceKeySortBit, 64,
+      stream));
+  if (!group)
+    return {};
+  const unsigned blocks = std::max (1u, std::min (1024u, (capacity + 255) / 256));
+  decode_kernel<<<blocks, 256, 0, stream>>> (sorted, count, capacity, levels, g.rects);
+  CV_CUDA_TRY_LAUNCH ("facedetect decode_kernel");
+  const KernelTraits & t = facedetect_group_traits ();
+  LaunchConfig c = policy.choose (t, cached_resources (pairs_kernel), hc.frame_width, hc.frame_height);
+  c.grid_x = std::min (filling_grid ((const void *) pairs_kernel, c.block.threads (), policy.device ()),
+      std::max (1u, (capacity + c.block.threads () - 1) / c.block.threads ()));
+  c.grid_y = 1;
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
+  pairs_kernel<<<dim3 (c.grid_x), block_dim (c), 0, stream>>> (g.rects, count, capacity, kFaceGroupEps, g.edges,
+      g.edge_count, g.edge_capacity);
+  CV_CUDA_TRY_LAUNCH ("facedetect pairs_kernel");
+  hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
+  classes_block_kernel<<<1, 1024, 0, stream>>> (sorted, count, capacity, g.edges, g.edge_count, g.edge_capacity);
+  CV_CUDA_TRY_LAUNCH ("facedetect classes_block_kernel");
+  if (capacity > kBlockGroupMax) {
+    init_kernel<<<blocks, 256, 0, stream>>> (g.parent, count, capacity);
+    CV_CUDA_TRY_LAUNCH ("facedetect init_kernel");
+    unite_kernel<<<blocks, 256, 0, stream>>> (count, capacity, g.edges, g.edge_count, g.edge_capacity, g.parent);
+    CV_CUDA_TRY_LAUNCH ("facedetect unite_kernel");
+    roots_kernel<<<blocks, 256, 0, stream>>> (sorted, count, capacity, g.parent);
+    CV_CUDA_TRY_LAUNCH ("facedetect roots_kernel");
+  }
+  return {};
+}
+
+}  // namespace facedetect
+}  // namespace cudavision

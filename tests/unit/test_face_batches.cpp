@@ -1,0 +1,174 @@
+/* The face detector's host planning for the device (cuda/face/
+ * face_batches.h): every level in exactly one batch, batches within their
+ * memory cap and level count, integral layouts that do not overlap, the
+ * level lookup of BatchMap; and haar::stage_sums_exact, which decides
+ * whether the deep stages may sum a stage over the lanes of a warp: true
+ * for every cascade opencv-data ships, false for cascades whose sums would
+ * round differently in another order. No GPU. */
+#include "../../cuda/face/face_batches.h"
+#include "../../cuda/face/haar_eval.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+using namespace cudavision;
+using namespace cudavision::facedetect;
+
+namespace {
+
+void
+expect_valid (const FacePlan & p, size_t cap_bytes, const std::string & what)
+{
+  ASSERT_EQ (p.descs.size (), p.levels.size ()) << what;
+  int next = 0;
+  for (const FaceBatch & b : p.batches) {
+    EXPECT_EQ (b.first, next) << what << ": batches are consecutive runs of levels";
+    ASSERT_GT (b.count, 0) << what;
+    EXPECT_LE (b.count, kMaxBatchLevels) << what;
+    size_t end = 0;
+    long windows = 0;
+    for (int i = b.first; i < b.first + b.count; i++) {
+      const LevelDesc & d = p.descs[i];
+      const FaceLevel & l = p.levels[i];
+      EXPECT_EQ (d.offset, end) << what << " level " << i << ": packed, no overlap";
+      EXPECT_GE (d.pitch, l.width + 1) << what;
+      EXPECT_EQ (d.pitch % kIntegralAlign, 0) << what;
+      EXPECT_EQ (d.width, l.width);
+      EXPECT_EQ (d.grid_x, l.grid_x);
+      EXPECT_EQ (d.scale, l.scale);
+      end += (size_t) d.pitch * (l.height + 1);
+      windows += (long) l.grid_x * l.grid_y;
+    }
+    EXPECT_EQ (b.integral_elements, end) << what;
+    EXPECT_EQ (b.windows, windows) << what;
+    EXPECT_LE (b.windows, (long) INT32_MAX) << what;
+    if (b.count > 1) {
+      EXPECT_LE (end * 2 * sizeof (uint32_t), cap_bytes) << what << ": only a lone level may pass the cap";
+    }
+    EXPECT_LE (end, p.max_integral_elements);
+    next = b.first + b.count;
+  }
+  EXPECT_EQ (next, (int) p.levels.size ()) << what << ": every level searched once";
+}
+
+}  // namespace
+
+TEST (FaceBatches, CoverEveryLevelOnceWithinTheCap)
+{
+  struct Case {
+    int w, h;
+    double factor;
+    size_t cap;
+  };
+  const Case cases[] = { { 24, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
+    { 1920, 1080, 1.1, kBatchIntegralBytes }, { 3840, 2160, 1.1, kBatchIntegralBytes },
+    { 3840, 2160, 1.1, 1 << 20 }, { 1920, 1080, 1.01, kBatchIntegralBytes }, { 100, 3000, 1.05, 1 << 16 },
+    { 16384, 16384, 1.1, kBatchIntegralBytes } };
+  for (const Case & c : cases) {
+    FaceDetectParams p;
+    p.scale_factor = c.factor;
+    const std::vector<FaceLevel> levels = plan_face_levels (c.w, c.h, 24, 24, p);
+    ASSERT_FALSE (levels.empty ());
+    const FacePlan plan = plan_face_batches (levels, c.w, c.h, c.cap);
+    const std::string what = std::to_string (c.w) + "x" + std::to_string (c.h) + " factor " +
+        std::to_string (c.factor) + " cap " + std::to_string (c.cap);
+    expect_valid (plan, c.cap, what);
+    if (c.w == 1920 && c.factor == 1.1 && c.cap == kBatchIntegralBytes) {
+      EXPECT_EQ (plan.batches.size (), 1u) << "1080p searches its whole pyramid in one batch";
+    }
+    if (c.factor == 1.01) {
+      EXPECT_GT (plan.batches.size (), 1u) << "hundreds of levels need several maps";
+    }
+  }
+}
+
+TEST (FaceBatches, ResizeScalesAreOpenCVs)
+{
+  const std::vector<FaceLevel> levels = plan_face_levels (1920, 1080, 24, 24, {});
+  const FacePlan plan = plan_face_batches (levels, 1920, 1080);
+  for (size_t i = 0; i < levels.size (); i++) {
+    EXPECT_EQ (plan.descs[i].scale_x, 1. / ((double) levels[i].width / 1920)) << i;
+    EXPECT_EQ (plan.descs[i].scale_y, 1. / ((double) levels[i].height / 1080)) << i;
+  }
+}
+
+TEST (FaceBatches, LevelOfFindsTheOwningLevel)
+{
+  const std::vector<FaceLevel> levels = plan_face_levels (1280, 720, 24, 24, {});
+  const FacePlan plan = plan_face_batches (levels, 1280, 720);
+  const BatchMap m = make_batch_map (plan, plan.batches[0], [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
+  ASSERT_EQ (m.count, (int) levels.size ());
+  for (int l = 0; l < m.count; l++) {
+    const int first = m.begin[l], last = m.begin[l + 1] - 1;
+    if (last < first)
+      continue;  /* a level without windows owns no unit */
+    EXPECT_EQ (m.level_of (first), l);
+    EXPECT_EQ (m.level_of (last), l);
+    EXPECT_EQ (m.level_of ((first + last) / 2), l);
+  }
+  EXPECT_EQ (m.total (), (int) plan.batches[0].windows);
+}
+
+namespace {
+
+/* A one-stage cascade of `leaves.size () / 2` stumps with these leaves. */
+HaarCascade
+stump_cascade (const std::vector<float> & leaves)
+{
+  HaarCascade c;
+  c.window_width = c.window_height = 24;
+  c.max_nodes_per_tree = 1;
+  HaarFeature f;
+  f.nrects = 2;
+  f.rects[0] = { 0, 0, 4, 4, -1.f };
+  f.rects[1] = { 0, 0, 2, 2, 4.f };
+  c.features.push_back (f);
+  c.leaves = leaves;
+  for (size_t t = 0; t < leaves.size () / 2; t++) {
+    c.nodes.push_back ({ 0, -1, 0, 0.f });
+    c.trees.push_back ({ (int) t, 1, (int) (2 * t) });
+  }
+  c.stages.push_back ({ 0, (int) c.trees.size (), 0.f });
+  return c;
+}
+
+}  // namespace
+
+TEST (StageSums, ExactInAnyOrderIsProvedOrRefused)
+{
+  /* ordinary leaves: about 40 bits of 53 */
+  EXPECT_TRUE (haar::stage_sums_exact (stump_cascade ({ 0.8f, -0.6f, 0.125f, -0.0071f, 1.5f, 0.33f })));
+  /* zeros add nothing */
+  EXPECT_TRUE (haar::stage_sums_exact (stump_cascade ({ 0.f, 0.f, 0.5f, -0.25f })));
+  /* a tiny leaf beside large ones: 1 + 2^-60 - 1 is 0 or 2^-60 by order */
+  EXPECT_FALSE (haar::stage_sums_exact (stump_cascade ({ 1.f, -1.f, std::ldexp (1.f, -60), 0.5f })));
+  /* subnormal leaves */
+  EXPECT_FALSE (haar::stage_sums_exact (stump_cascade ({ 1e-40f, 0.5f, 1000.f, 2.f })));
+  /* not finite */
+  EXPECT_FALSE (haar::stage_sums_exact (stump_cascade ({ INFINITY, 0.5f })));
+  /* and the refusal is right: those sums do depend on the order */
+  const double a = ((1.0 + (double) std::ldexp (1.f, -60)) - 1.0), b = ((1.0 - 1.0) + (double) std::ldexp (1.f, -60));
+  EXPECT_NE (a, b);
+}
+
+TEST (StageSums, EveryShippedCascadeIsExact)
+{
+  const std::string dir = "/usr/share/opencv4/haarcascades/";
+  if (!std::filesystem::exists (dir + "haarcascade_frontalface_default.xml"))
+    GTEST_SKIP () << "opencv-data's cascades are not installed";
+  std::set<std::string> checked;
+  for (const auto & e : std::filesystem::directory_iterator (dir)) {
+    HaarCascade c;
+    std::string err;
+    if (!load_haar_cascade (e.path ().string (), &c, &err))
+      continue;  /* tilted features: cascades the detector refuses anyway */
+    EXPECT_TRUE (haar::stage_sums_exact (c)) << e.path ();
+    checked.insert (e.path ().filename ().string ());
+  }
+  for (const char *f : { "haarcascade_frontalface_default.xml", "haarcascade_frontalface_alt.xml",
+           "haarcascade_frontalface_alt2.xml", "haarcascade_eye.xml" })
+    EXPECT_EQ (checked.count (f), 1u) << f;
+}

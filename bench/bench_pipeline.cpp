@@ -4,12 +4,21 @@
  * GstCudaContext, and the upload/download counters prove no host copy.
  *
  *   cudavision-bench-pipeline [--chain "cudagray ! cudablur"] [--size 3840x2160]
- *                             [--format RGBA] [--frames 1000]            */
+ *                             [--format RGBA] [--frames 1000] [--image NAME]
+ *
+ * The frames are uniform noise, or with --image a picture of tests/data or
+ * one of the face inputs (tests/common/face_inputs.h: mosaic, portraits,
+ * nonface), resized to --size, its grey in every colour channel (RGBA,
+ * BGRA, RGBx, BGRx or GRAY8). */
 #include "bench_util.h"
 
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
 #include "plugin.h"
+
+#include "../tests/common/face_inputs.h"
+
+#include <opencv2/imgproc.hpp>
 
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudautils.h>
@@ -24,7 +33,7 @@
 int
 main (int argc, char **argv)
 {
-  std::string chain = "cudagray", format = "RGBA";
+  std::string chain = "cudagray", format = "RGBA", image;
   int w = 3840, h = 2160, frames = 1000;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--chain") && i + 1 < argc)
@@ -35,8 +44,11 @@ main (int argc, char **argv)
       format = argv[++i];
     else if (!std::strcmp (argv[i], "--frames") && i + 1 < argc)
       frames = std::atoi (argv[++i]);
+    else if (!std::strcmp (argv[i], "--image") && i + 1 < argc)
+      image = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--image NAME]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -70,16 +82,44 @@ main (int argc, char **argv)
   gst_buffer_pool_config_set_params (cfg, pcaps, info.size, 0, 0);
   gst_buffer_pool_set_config (pool, cfg);
   gst_buffer_pool_set_active (pool, TRUE);
+  cv::Mat picture;
+  if (!image.empty ()) {
+    const bool one_channel = GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_GRAY8;
+    if (!one_channel && GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) != 4) {
+      std::fprintf (stderr, "--image takes RGBA, BGRA, RGBx, BGRx or GRAY8 frames\n");
+      return 2;
+    }
+    try {
+      picture = cvtest::face_input_at (cvtest::face_input_source (image), w, h);
+    } catch (const std::exception & e) {
+      std::fprintf (stderr, "--image %s: %s\n", image.c_str (), e.what ());
+      return 2;
+    }
+    if (!one_channel)
+      cv::cvtColor (picture, picture, cv::COLOR_GRAY2RGBA);
+  }
   std::vector<GstBuffer *> src;
   std::mt19937 rng (7);
   for (int i = 0; i < 4; i++) {
     GstBuffer *b = nullptr;
     gst_buffer_pool_acquire_buffer (pool, &b, nullptr);
+    GstVideoFrame vf;
+    gst_video_frame_map (&vf, &info, b, GST_MAP_WRITE);  /* host write: uploaded at first device use */
+    uint8_t *data = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0);
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0);
+    if (!picture.empty ()) {
+      for (int y = 0; y < h; y++)
+        std::memcpy (data + (size_t) y * stride, picture.ptr (y), picture.cols * picture.elemSize ());
+    } else {
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+        uint8_t *pd = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+        const gsize bytes = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p) * GST_VIDEO_FRAME_COMP_HEIGHT (&vf, p);
+        for (gsize k = 0; k + 4 <= bytes; k += 4)
+          *(uint32_t *) (pd + k) = rng ();
+      }
+    }
+    gst_video_frame_unmap (&vf);
     GstMapInfo map;
-    gst_buffer_map (b, &map, GST_MAP_WRITE);  /* host write: uploaded at first device use */
-    for (gsize k = 0; k < map.size; k += 4)
-      *(uint32_t *) (map.data + k) = rng ();
-    gst_buffer_unmap (b, &map);
     /* A device map uploads now, so the timed run counts only the chain's
      * own transfers. */
     gst_buffer_map (b, &map, (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA));
@@ -121,9 +161,10 @@ main (int argc, char **argv)
     rc = 1;
   } else {
     const double s = std::chrono::duration<double> (t1 - t0).count ();
-    std::printf ("pipeline: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
+    std::printf ("pipeline: %s\nsource: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
                  "%" G_GUINT64_FORMAT " uploads, %" G_GUINT64_FORMAT " downloads\n",
-        chain.c_str (), frames, w, h, format.c_str (), s, frames / s, up1 - up0, down1 - down0);
+        chain.c_str (), image.empty () ? "uniform noise" : image.c_str (), frames, w, h, format.c_str (), s,
+        frames / s, up1 - up0, down1 - down0);
   }
   if (msg)
     gst_message_unref (msg);

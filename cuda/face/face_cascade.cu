@@ -40,6 +40,9 @@ using facedetect::WindowEntry;
 
 /* Appends `v` to a list with one atomic per coalesced group of the
  * calling warp (the threads that call it together). */
+/* Threads per SM of a facedetect.stages round (launch_list). */
+constexpr unsigned kRoundThreadsPerSm = 1024;
+
 template <typename T>
 __device__ __forceinline__ void
 append (T *items, uint32_t *count, unsigned capacity, const T & v)
@@ -304,8 +307,18 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   /* whole warps: a group of lanes never straddles two */
   c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
   const unsigned per_block = c.block.threads () / (unsigned) lanes;
-  c.grid_x = std::min (filling_grid (kernel, c.block.threads (), policy.device ()),
-      std::max (1u, (in.capacity + per_block - 1) / per_block));
+  unsigned grid = filling_grid (kernel, c.block.threads (), policy.device ());
+  if (!FINAL) {
+    /* A round's threads each walk a window of their own: fewer at a time
+     * keep more of their integral rows in L1. Measured on an H100
+     * (docs/BLOCK-SIZING.md): the fastest shapes at 1024x1024 and above
+     * ran 1024 to 1280 threads per SM, the full occupancy of small blocks
+     * (1536) up to 28% slower. So the grid holds about kRoundThreadsPerSm
+     * threads per SM, whatever the shape. */
+    const unsigned per_sm = (kRoundThreadsPerSm + c.block.threads () - 1) / c.block.threads ();
+    grid = std::min (grid, per_sm * (unsigned) std::max (1, policy.device ().sm_count));
+  }
+  c.grid_x = std::min (grid, std::max (1u, (in.capacity + per_block - 1) / per_block));
   c.grid_y = 1;
   BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
   haar::CascadeView view = cascade;

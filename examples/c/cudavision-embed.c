@@ -20,32 +20,26 @@
  * element's message about that frame, and cudaflow measured the motion the
  * program applied.
  *
- * How the metas are read. The plugin is loaded at run time
- * (GST_PLUGIN_PATH or the install), as for any GStreamer application, and
- * the meta functions (gst_cv_keypoints_meta_api_get_type (), ...) live in
- * the plugin, not in a library an application links. So this program takes
- * only the struct layouts from the plugin's headers (gst/gstcv*meta.h) and
- * finds the meta API types by the names the plugin registers
- * ("GstCvKeypointsMetaAPI", "GstCudaOtsuMetaAPI", "GstCvFlowMetaAPI"),
- * which exist once the plugin has made such a meta. Linking the plugin's
- * static core library instead would register the same type names twice
- * (once in the program, once in the loaded plugin). The face regions are
+ * How the metas are read: through libgstcudavision-1.0, the library the
+ * plugin itself links (pkg-config gstreamer-cudavision-1.0). Its functions
+ * (gst_buffer_get_cv_keypoints_meta (), ...) and struct layouts are the
+ * plugin's own, and a process registers each meta once, whether the
+ * program or the plugin makes the first one. The face regions are
  * GStreamer's own GstVideoRegionOfInterestMeta (libgstvideo). Messages are
- * plain GstStructures: "cudaharris", "cudaotsu", "facedetect", "cudaflow". */
+ * plain GstStructures: "cudaharris", "cudaotsu", "facedetect", "cudaflow".
+ *
+ *   cc cudavision-embed.c $(pkg-config --cflags --libs gstreamer-cudavision-1.0 \
+ *       gstreamer-app-1.0 gstreamer-video-1.0) -lm */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "gstcvkeypointsmeta.h"
-#include "gstcvotsumeta.h"
-/* cudaflow's meta, when the tree has it (elements land one by one). */
-#if defined(__has_include)
-#if __has_include("gstcvflowmeta.h")
-#include "gstcvflowmeta.h"
-#define HAVE_FLOW_META 1
+/* The library's API may still change (0.x): say that we know. */
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API
 #endif
-#endif
+#include <gst/cudavision/cudavision.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -218,20 +212,10 @@ white_share (GstBuffer * buf, const GstVideoInfo * info)
   return share;
 }
 
-/* A meta API type by its registered name; 0 until the plugin made one. */
-static GType
-meta_api (const gchar * name)
-{
-  return g_type_from_name (name);
-}
-
 static void
 print_metas (GstBuffer * buf, FrameRecord * r)
 {
-  const GType kp_api = meta_api ("GstCvKeypointsMetaAPI");
-  const GType otsu_api = meta_api ("GstCudaOtsuMetaAPI");
-
-  const GstCvKeypointsMeta *kp = kp_api ? (const GstCvKeypointsMeta *) gst_buffer_get_meta (buf, kp_api) : NULL;
+  const GstCvKeypointsMeta *kp = gst_buffer_get_cv_keypoints_meta (buf);
   if (kp) {
     printf ("  corners (GstCvKeypointsMeta): %u", kp->n);
     for (guint i = 0; i < kp->n && i < 3; i++)
@@ -242,7 +226,7 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->meta_corners = kp->n;
   }
 
-  const GstCudaOtsuMeta *otsu = otsu_api ? (const GstCudaOtsuMeta *) gst_buffer_get_meta (buf, otsu_api) : NULL;
+  const GstCudaOtsuMeta *otsu = gst_buffer_get_cuda_otsu_meta (buf);
   if (otsu) {
     printf ("  Otsu threshold (GstCudaOtsuMeta): %u\n", otsu->threshold);
     r->got_otsu_meta = TRUE;
@@ -257,9 +241,7 @@ print_metas (GstBuffer * buf, FrameRecord * r)
         roi->w, roi->h);
   }
 
-  const GType flow_api = meta_api ("GstCvFlowMetaAPI");
-#ifdef HAVE_FLOW_META
-  const GstCvFlowMeta *flow = flow_api ? (const GstCvFlowMeta *) gst_buffer_get_meta (buf, flow_api) : NULL;
+  const GstCvFlowMeta *flow = gst_buffer_get_cv_flow_meta (buf);
   if (flow) {
     guint tracked = 0;
     double sx = 0, sy = 0;
@@ -280,18 +262,14 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->flow_dx = tracked ? sx / tracked : 0;
     r->flow_dy = tracked ? sy / tracked : 0;
   }
-#endif
 
   /* Anything else by its API name. */
   state = NULL;
   while ((m = gst_buffer_iterate_meta (buf, &state))) {
     const GType api = m->info->api;
-    if (api != kp_api && api != otsu_api && api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
-        api != GST_VIDEO_META_API_TYPE
-#ifdef HAVE_FLOW_META
-        && api != flow_api
-#endif
-        )
+    if (api != GST_CV_KEYPOINTS_META_API_TYPE && api != GST_CUDA_OTSU_META_API_TYPE &&
+        api != GST_CV_FLOW_META_API_TYPE && api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
+        api != GST_VIDEO_META_API_TYPE)
       printf ("  other meta: %s\n", g_type_name (api));
   }
 }
@@ -450,7 +428,11 @@ main (int argc, char **argv)
   }
   if (!backend)
     backend = "auto";
-  if (frames == 0 || (strcmp (backend, "auto") && strcmp (backend, "cuda") && strcmp (backend, "cpu"))) {
+  /* The elements' "backend" values, from the library's enum. */
+  GEnumClass *backends = g_type_class_ref (GST_TYPE_CV_BACKEND);
+  const gboolean known_backend = g_enum_get_value_by_nick (backends, backend) != NULL;
+  g_type_class_unref (backends);
+  if (frames == 0 || !known_backend) {
     fprintf (stderr, "--frames must be positive, --backend auto, cuda or cpu\n");
     return 2;
   }

@@ -407,32 +407,38 @@ have_element (const gchar * name)
 int
 main (int argc, char **argv)
 {
-  const gchar *backend = g_getenv ("CUDAVISION_BACKEND");
-  guint frames = 10;
+  gchar *backend = NULL;
+  gint frames = 10;
   gboolean check = FALSE;
-  const gchar *path = NULL;
-  gst_init (&argc, &argv);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--backend") && i + 1 < argc)
-      backend = argv[++i];
-    else if (!strcmp (argv[i], "--frames") && i + 1 < argc)
-      frames = (guint) atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--check"))
-      check = TRUE;
-    else if (argv[i][0] != '-' && !path)
-      path = argv[i];
-    else {
-      fprintf (stderr, "usage: %s [--backend auto|cuda|cpu] [--frames N] [--check] [PICTURE]\n", argv[0]);
-      return 2;
-    }
+  const GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend,
+      "auto (the GPU when there is one), cuda or cpu (default: $CUDAVISION_BACKEND, else auto)", "NAME" },
+    { "frames", 0, 0, G_OPTION_ARG_INT, &frames, "frames to push (default 10)", "N" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      "exit 1 unless every frame came back with its metas, each equal to its element's message", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  /* GStreamer's options (--gst-debug, ...) come with the program's own. */
+  GOptionContext *ctx = g_option_context_new ("[PICTURE]");
+  g_option_context_set_summary (ctx, "Pushes frames through cudavision elements and reads back their metas.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  GError *err = NULL;
+  const gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &err);
+  g_option_context_free (ctx);
+  if (!parsed || argc > 2) {
+    fprintf (stderr, "%s: %s (see --help)\n", g_get_prgname (), err ? err->message : "more than one picture");
+    g_clear_error (&err);
+    return 2;
   }
+  const gchar *path = argc == 2 ? argv[1] : NULL;
   if (!backend)
-    backend = "auto";
+    backend = g_strdup (g_getenv ("CUDAVISION_BACKEND") ? g_getenv ("CUDAVISION_BACKEND") : "auto");
   /* The elements' "backend" values, from the library's enum. */
   GEnumClass *backends = g_type_class_ref (GST_TYPE_CV_BACKEND);
   const gboolean known_backend = g_enum_get_value_by_nick (backends, backend) != NULL;
   g_type_class_unref (backends);
-  if (frames == 0 || !known_backend) {
+  if (frames <= 0 || !known_backend) {
     fprintf (stderr, "--frames must be positive, --backend auto, cuda or cpu\n");
     return 2;
   }
@@ -463,7 +469,6 @@ main (int argc, char **argv)
   g_free (faces);
   g_free (flow);
   printf ("pipeline: %s\n", desc);
-  GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe) {
@@ -478,8 +483,8 @@ main (int argc, char **argv)
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   /* appsrc queues what it is given; the streaming thread takes it from there. */
-  for (guint i = 0; i < frames; i++)
-    gst_app_src_push_buffer (src, make_frame (&pic, i)); /* takes the buffer */
+  for (gint i = 0; i < frames; i++)
+    gst_app_src_push_buffer (src, make_frame (&pic, (guint) i)); /* takes the buffer */
   gst_app_src_end_of_stream (src);
 
   /* Samples as they come, the bus in between; a failing element stops the
@@ -508,10 +513,10 @@ main (int argc, char **argv)
     ok &= drain_bus (bus, records);
   }
   ok &= drain_bus (bus, records);
-  printf ("%u of %u frames came back\n", received, frames);
+  printf ("%u of %d frames came back\n", received, frames);
 
   if (check && ok)
-    ok = check_records (records, frames, have_flow);
+    ok = check_records (records, (guint) frames, have_flow);
 
   gst_element_set_state (pipe, GST_STATE_NULL);
   g_hash_table_destroy (records);
@@ -520,5 +525,6 @@ main (int argc, char **argv)
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (pic.rgba);
-  return ok && received == frames ? 0 : 1;
+  g_free (backend);
+  return ok && received == (guint) frames ? 0 : 1;
 }

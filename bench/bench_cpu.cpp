@@ -17,6 +17,8 @@
  * --threads goes to cv::setNumThreads; without it OpenCV's default. */
 #include "../tests/common/gst_frames.h"
 
+#include <gst/gst.h>
+
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
@@ -287,30 +289,59 @@ load_average ()
   return s;
 }
 
+/* --sizes: "WxH,..." (each side 1 to 16384). */
+bool
+parse_sizes (const char *text, std::vector<cv::Size> * out)
+{
+  out->clear ();
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (gchar **it = items; *it; it++) {
+    cv::Size z;
+    char tail = 0;
+    if (std::sscanf (*it, "%dx%d%c", &z.width, &z.height, &tail) != 2 || z.width < 1 || z.height < 1 ||
+        z.width > 16384 || z.height > 16384)
+      return false;
+    out->push_back (z);
+  }
+  return !out->empty ();
+}
+
+/* The options, and GStreamer's own (--gst-debug, ...); exit status 2 on a
+ * bad command line. */
 bool
 parse (int argc, char **argv, Options * o)
 {
-  for (int i = 1; i < argc; i++) {
-    const bool has_value = i + 1 < argc;
-    if (!std::strcmp (argv[i], "--reps") && has_value) {
-      o->reps = std::atoi (argv[++i]);
-    } else if (!std::strcmp (argv[i], "--threads") && has_value) {
-      o->threads = std::atoi (argv[++i]);
-    } else if (!std::strcmp (argv[i], "--cascade") && has_value) {
-      o->cascade = argv[++i];
-    } else if (!std::strcmp (argv[i], "--sizes") && has_value) {
-      o->sizes.clear ();
-      std::stringstream ss (argv[++i]);
-      std::string item;
-      cv::Size z;
-      while (std::getline (ss, item, ','))
-        if (std::sscanf (item.c_str (), "%dx%d", &z.width, &z.height) == 2 && z.width > 0 && z.height > 0)
-          o->sizes.push_back (z);
-    } else {
-      return false;
-    }
+  g_autofree gchar *sizes = nullptr, *cascade = nullptr;
+  const GOptionEntry entries[] = {
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "frame sizes (default 1920x1080,3840x2160)", "WxH,..." },
+    { "reps", 0, 0, G_OPTION_ARG_INT, &o->reps, "timed calls per measurement, the median is kept (default 15)",
+      "N" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads, "cv::setNumThreads (default: OpenCV's)", "N" },
+    { "cascade", 0, 0, G_OPTION_ARG_FILENAME, &cascade, "the Haar cascade (default: Debian's frontal face)",
+      "FILE" },
+    { nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr },  /* G_OPTION_ENTRY_NULL is C only */
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (nullptr);
+  g_option_context_set_summary (ctx, "OpenCV's CPU functions for the work cudavision does on the GPU, timed.");
+  g_option_context_add_main_entries (ctx, entries, nullptr);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  g_autoptr (GError) err = nullptr;
+  if (!g_option_context_parse (ctx, &argc, &argv, &err) || argc > 1) {
+    std::fprintf (stderr, "%s: %s (see --help)\n", g_get_prgname (),
+        err ? err->message : ("unexpected argument '" + std::string (argv[1]) + "'").c_str ());
+    return false;
   }
-  return o->reps > 0 && !o->sizes.empty ();
+  if (sizes && !parse_sizes (sizes, &o->sizes)) {
+    std::fprintf (stderr, "--sizes: expected WxH,... (1 to 16384 each), got '%s'\n", sizes);
+    return false;
+  }
+  if (cascade)
+    o->cascade = cascade;
+  if (o->reps < 1) {
+    std::fprintf (stderr, "--reps: at least 1\n");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -318,12 +349,9 @@ parse (int argc, char **argv, Options * o)
 int
 main (int argc, char **argv)
 {
-  gst_init (&argc, &argv);
   Options o;
-  if (!parse (argc, argv, &o)) {
-    std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--reps N] [--threads N] [--cascade FILE]\n", argv[0]);
+  if (!parse (argc, argv, &o))  /* initialises GStreamer too */
     return 2;
-  }
   if (o.threads >= 0)
     cv::setNumThreads (o.threads);
   std::printf ("CPU: %s, %d logical CPUs; OpenCV %s, cv::getNumThreads() = %d\n", cpu_model ().c_str (),

@@ -5,7 +5,7 @@
  * on a damaged file, this parser refuses the file instead. */
 #include "haar_cascade.h"
 
-#include "mini_xml.h"
+#include "cascade_xml.h"
 
 #include <algorithm>
 #include <charconv>

@@ -11,7 +11,8 @@
  * (type_id="opencv-haar-classifier"), LBP and HOG cascades, tilted
  * features, and every structural fault (missing fields, out-of-range
  * indices, rectangles outside the window, trees that could loop), so a
- * loaded cascade can be evaluated without bounds checks. Pure C++17. */
+ * loaded cascade can be evaluated without bounds checks. C++17; the XML goes
+ * through GLib's GMarkup (cascade_xml.h). */
 #pragma once
 
 #include <cstdint>

@@ -20,32 +20,26 @@
  * element's message about that frame, and cudaflow measured the motion the
  * program applied.
  *
- * How the metas are read. The plugin is loaded at run time
- * (GST_PLUGIN_PATH or the install), as for any GStreamer application, and
- * the meta functions (gst_cv_keypoints_meta_api_get_type (), ...) live in
- * the plugin, not in a library an application links. So this program takes
- * only the struct layouts from the plugin's headers (gst/gstcv*meta.h) and
- * finds the meta API types by the names the plugin registers
- * ("GstCvKeypointsMetaAPI", "GstCudaOtsuMetaAPI", "GstCvFlowMetaAPI"),
- * which exist once the plugin has made such a meta. Linking the plugin's
- * static core library instead would register the same type names twice
- * (once in the program, once in the loaded plugin). The face regions are
+ * How the metas are read: through libgstcudavision-1.0, the library the
+ * plugin itself links (pkg-config gstreamer-cudavision-1.0). Its functions
+ * (gst_buffer_get_cv_keypoints_meta (), ...) and struct layouts are the
+ * plugin's own, and a process registers each meta once, whether the
+ * program or the plugin makes the first one. The face regions are
  * GStreamer's own GstVideoRegionOfInterestMeta (libgstvideo). Messages are
- * plain GstStructures: "cudaharris", "cudaotsu", "facedetect", "cudaflow". */
+ * plain GstStructures: "cudaharris", "cudaotsu", "facedetect", "cudaflow".
+ *
+ *   cc cudavision-embed.c $(pkg-config --cflags --libs gstreamer-cudavision-1.0 \
+ *       gstreamer-app-1.0 gstreamer-video-1.0) -lm */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "gstcvkeypointsmeta.h"
-#include "gstcvotsumeta.h"
-/* cudaflow's meta, when the tree has it (elements land one by one). */
-#if defined(__has_include)
-#if __has_include("gstcvflowmeta.h")
-#include "gstcvflowmeta.h"
-#define HAVE_FLOW_META 1
+/* The library's API may still change (0.x): say that we know. */
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API
 #endif
-#endif
+#include <gst/cudavision/cudavision.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -218,20 +212,10 @@ white_share (GstBuffer * buf, const GstVideoInfo * info)
   return share;
 }
 
-/* A meta API type by its registered name; 0 until the plugin made one. */
-static GType
-meta_api (const gchar * name)
-{
-  return g_type_from_name (name);
-}
-
 static void
 print_metas (GstBuffer * buf, FrameRecord * r)
 {
-  const GType kp_api = meta_api ("GstCvKeypointsMetaAPI");
-  const GType otsu_api = meta_api ("GstCudaOtsuMetaAPI");
-
-  const GstCvKeypointsMeta *kp = kp_api ? (const GstCvKeypointsMeta *) gst_buffer_get_meta (buf, kp_api) : NULL;
+  const GstCvKeypointsMeta *kp = gst_buffer_get_cv_keypoints_meta (buf);
   if (kp) {
     printf ("  corners (GstCvKeypointsMeta): %u", kp->n);
     for (guint i = 0; i < kp->n && i < 3; i++)
@@ -242,7 +226,7 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->meta_corners = kp->n;
   }
 
-  const GstCudaOtsuMeta *otsu = otsu_api ? (const GstCudaOtsuMeta *) gst_buffer_get_meta (buf, otsu_api) : NULL;
+  const GstCudaOtsuMeta *otsu = gst_buffer_get_cuda_otsu_meta (buf);
   if (otsu) {
     printf ("  Otsu threshold (GstCudaOtsuMeta): %u\n", otsu->threshold);
     r->got_otsu_meta = TRUE;
@@ -257,9 +241,7 @@ print_metas (GstBuffer * buf, FrameRecord * r)
         roi->w, roi->h);
   }
 
-  const GType flow_api = meta_api ("GstCvFlowMetaAPI");
-#ifdef HAVE_FLOW_META
-  const GstCvFlowMeta *flow = flow_api ? (const GstCvFlowMeta *) gst_buffer_get_meta (buf, flow_api) : NULL;
+  const GstCvFlowMeta *flow = gst_buffer_get_cv_flow_meta (buf);
   if (flow) {
     guint tracked = 0;
     double sx = 0, sy = 0;
@@ -280,18 +262,14 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->flow_dx = tracked ? sx / tracked : 0;
     r->flow_dy = tracked ? sy / tracked : 0;
   }
-#endif
 
   /* Anything else by its API name. */
   state = NULL;
   while ((m = gst_buffer_iterate_meta (buf, &state))) {
     const GType api = m->info->api;
-    if (api != kp_api && api != otsu_api && api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
-        api != GST_VIDEO_META_API_TYPE
-#ifdef HAVE_FLOW_META
-        && api != flow_api
-#endif
-        )
+    if (api != GST_CV_KEYPOINTS_META_API_TYPE && api != GST_CUDA_OTSU_META_API_TYPE &&
+        api != GST_CV_FLOW_META_API_TYPE && api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
+        api != GST_VIDEO_META_API_TYPE)
       printf ("  other meta: %s\n", g_type_name (api));
   }
 }
@@ -429,28 +407,38 @@ have_element (const gchar * name)
 int
 main (int argc, char **argv)
 {
-  const gchar *backend = g_getenv ("CUDAVISION_BACKEND");
-  guint frames = 10;
+  gchar *backend = NULL;
+  gint frames = 10;
   gboolean check = FALSE;
-  const gchar *path = NULL;
-  gst_init (&argc, &argv);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp (argv[i], "--backend") && i + 1 < argc)
-      backend = argv[++i];
-    else if (!strcmp (argv[i], "--frames") && i + 1 < argc)
-      frames = (guint) atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--check"))
-      check = TRUE;
-    else if (argv[i][0] != '-' && !path)
-      path = argv[i];
-    else {
-      fprintf (stderr, "usage: %s [--backend auto|cuda|cpu] [--frames N] [--check] [PICTURE]\n", argv[0]);
-      return 2;
-    }
+  const GOptionEntry entries[] = {
+    { "backend", 0, 0, G_OPTION_ARG_STRING, &backend,
+      "auto (the GPU when there is one), cuda or cpu (default: $CUDAVISION_BACKEND, else auto)", "NAME" },
+    { "frames", 0, 0, G_OPTION_ARG_INT, &frames, "frames to push (default 10)", "N" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      "exit 1 unless every frame came back with its metas, each equal to its element's message", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  /* GStreamer's options (--gst-debug, ...) come with the program's own. */
+  GOptionContext *ctx = g_option_context_new ("[PICTURE]");
+  g_option_context_set_summary (ctx, "Pushes frames through cudavision elements and reads back their metas.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  GError *err = NULL;
+  const gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &err);
+  g_option_context_free (ctx);
+  if (!parsed || argc > 2) {
+    fprintf (stderr, "%s: %s (see --help)\n", g_get_prgname (), err ? err->message : "more than one picture");
+    g_clear_error (&err);
+    return 2;
   }
+  const gchar *path = argc == 2 ? argv[1] : NULL;
   if (!backend)
-    backend = "auto";
-  if (frames == 0 || (strcmp (backend, "auto") && strcmp (backend, "cuda") && strcmp (backend, "cpu"))) {
+    backend = g_strdup (g_getenv ("CUDAVISION_BACKEND") ? g_getenv ("CUDAVISION_BACKEND") : "auto");
+  /* The elements' "backend" values, from the library's enum. */
+  GEnumClass *backends = g_type_class_ref (GST_TYPE_CV_BACKEND);
+  const gboolean known_backend = g_enum_get_value_by_nick (backends, backend) != NULL;
+  g_type_class_unref (backends);
+  if (frames <= 0 || !known_backend) {
     fprintf (stderr, "--frames must be positive, --backend auto, cuda or cpu\n");
     return 2;
   }
@@ -481,7 +469,6 @@ main (int argc, char **argv)
   g_free (faces);
   g_free (flow);
   printf ("pipeline: %s\n", desc);
-  GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe) {
@@ -496,8 +483,8 @@ main (int argc, char **argv)
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   /* appsrc queues what it is given; the streaming thread takes it from there. */
-  for (guint i = 0; i < frames; i++)
-    gst_app_src_push_buffer (src, make_frame (&pic, i)); /* takes the buffer */
+  for (gint i = 0; i < frames; i++)
+    gst_app_src_push_buffer (src, make_frame (&pic, (guint) i)); /* takes the buffer */
   gst_app_src_end_of_stream (src);
 
   /* Samples as they come, the bus in between; a failing element stops the
@@ -526,10 +513,10 @@ main (int argc, char **argv)
     ok &= drain_bus (bus, records);
   }
   ok &= drain_bus (bus, records);
-  printf ("%u of %u frames came back\n", received, frames);
+  printf ("%u of %d frames came back\n", received, frames);
 
   if (check && ok)
-    ok = check_records (records, frames, have_flow);
+    ok = check_records (records, (guint) frames, have_flow);
 
   gst_element_set_state (pipe, GST_STATE_NULL);
   g_hash_table_destroy (records);
@@ -538,5 +525,6 @@ main (int argc, char **argv)
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (pic.rgba);
-  return ok && received == frames ? 0 : 1;
+  g_free (backend);
+  return ok && received == (guint) frames ? 0 : 1;
 }

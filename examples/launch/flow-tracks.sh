@@ -12,7 +12,7 @@
 #
 # cudaflow keeps the previous frame's pyramid on the GPU, so the first
 # frame has no tracks; from the second on, every buffer carries the point
-# pairs as a meta (gst/gstcvflowmeta.h). The lines are one frame of motion:
+# pairs as a meta (gst/cudavision/gstcvflowmeta.h). The lines are one frame of motion:
 # a few pixels in this slow pan. With --cpu the element runs OpenCV's
 # calcOpticalFlowPyrLK. `cudaflow mode=dense output=flow-color` shows the
 # motion of every grid cell as a colour instead (hue = direction).

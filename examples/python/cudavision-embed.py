@@ -8,28 +8,33 @@ through
     appsrc ! [cudafacedetect !] cudagray ! cudaharris ! [cudaflow !]
         cudaotsu attach-meta=true ! appsink
 
-and the script prints, per frame, what the metas and the bus messages say.
+and the script prints, per frame, what the metas and the bus messages say:
+the first corners and the mean flow read from the metas themselves.
 Elements the plugin does not have yet (in brackets) are left out.
 
     cudavision-embed.py [--backend auto|cuda|cpu] [--frames N] [--check] [PICTURE]
 
-Needs Debian's python3-gi and gir1.2-gst-plugins-base-1.0, and the plugin on
-GST_PLUGIN_PATH (or installed).
+Needs Debian's python3-gi and gir1.2-gst-plugins-base-1.0, the plugin on
+GST_PLUGIN_PATH (or installed), and libgstcudavision-1.0's introspection
+data: GstCudaVision-1.0.typelib on GI_TYPELIB_PATH (build/gst-libs/gst/
+cudavision in the build tree, LIBDIR/girepository-1.0 installed) with its
+library on the loader's path (LD_LIBRARY_PATH for a private prefix).
 
-What Python can read:
+What Python reads:
+  - corners, the Otsu threshold and the flow: GstCudaVision's
+    buffer_get_cv_keypoints_meta, buffer_get_cuda_otsu_meta and
+    buffer_get_cv_flow_meta. Scalar fields read directly (meta.n,
+    meta.threshold, meta.grid_step); the points and vectors through
+    meta.get_points () and meta.get_vectors (), which hand out copies
+    (PyGObject cannot read an array field sized by another field).
   - faces: GStreamer's own GstVideoRegionOfInterestMeta, through GstVideo.
     The bindings reach these metas by id only
     (GstVideo.buffer_get_video_region_of_interest_meta_id), so the script
     asks for ids 0..n-1 and reports how many it could read; the
     "facedetect" message lists every face.
-  - corners, the Otsu threshold and the flow: GstCvKeypointsMeta,
-    GstCudaOtsuMeta and GstCvFlowMeta are C structs with no introspection
-    data, so Python sees that they are there (Gst.Buffer.get_meta by API
-    name) but not their fields. The same values come in the element
-    messages "cudaharris" (the count and the 50 strongest corners),
-    "cudaotsu" (the threshold) and "cudaflow" (the count, mean and median
-    displacement), which the script reads. In C, read the metas themselves
-    (examples/c/).
+  - the element messages "cudaharris" (the count and the 50 strongest
+    corners), "cudaotsu" (the threshold) and "cudaflow" (the count, mean and
+    median displacement), which --check holds against the metas.
 """
 import argparse
 import os
@@ -41,14 +46,13 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstApp", "1.0")
 gi.require_version("GstVideo", "1.0")
+gi.require_version("GstCudaVision", "1.0")
 # GstApp is not named below but gives appsrc and appsink their methods
 # (push_buffer, try_pull_sample, ...).
-from gi.repository import GLib, GObject, Gst, GstApp, GstVideo  # noqa: E402,F401
+from gi.repository import GLib, Gst, GstApp, GstCudaVision, GstVideo  # noqa: E402,F401
 
 FPS = 30
-KEYPOINTS_API = "GstCvKeypointsMetaAPI"
-OTSU_API = "GstCudaOtsuMetaAPI"
-FLOW_API = "GstCvFlowMetaAPI"
+MESSAGE_CORNERS = 50  # cudaharris's message lists the 50 strongest
 
 
 def load_picture(path):
@@ -125,16 +129,37 @@ def white_share(buf, info):
     return white / (w * info.height)
 
 
-def has_meta(buf, api_name):
-    """Whether buf carries a meta of that API (0 until the plugin made one)."""
-    # An API type exists only once its element is in the plugin; some
-    # PyGObject versions raise for unknown names instead of returning 0.
-    try:
-        if GObject.type_from_name(api_name) == 0:
-            return False
-    except RuntimeError:
-        return False
-    return buf.get_meta(api_name) is not None
+def read_corners(buf, rec):
+    """The corners meta: prints the count and the first three points."""
+    meta = GstCudaVision.buffer_get_cv_keypoints_meta(buf)
+    if meta is None:
+        return
+    points = meta.get_points()  # strongest first
+    rec["meta_corners"] = [(p.x, p.y, p.score) for p in points]
+    first = ", ".join(f"({p.x:.0f}, {p.y:.0f}) score {p.score:.4g}" for p in points[:3])
+    print(f"  corners (GstCvKeypointsMeta): {meta.n}" + (f"; strongest {first}" if first else ""))
+
+
+def read_otsu(buf, rec):
+    meta = GstCudaVision.buffer_get_cuda_otsu_meta(buf)
+    if meta is not None:
+        rec["meta_otsu"] = meta.threshold
+        print(f"  Otsu threshold (GstCudaOtsuMeta): {meta.threshold}")
+
+
+def read_flow(buf, rec):
+    """The flow meta: prints how many points were tracked and their mean motion."""
+    meta = GstCudaVision.buffer_get_cv_flow_meta(buf)
+    if meta is None:
+        return
+    tracked = [v for v in meta.get_vectors() if v.status]
+    mean = None
+    if tracked:
+        mean = (sum(v.x - v.prev_x for v in tracked) / len(tracked),
+                sum(v.y - v.prev_y for v in tracked) / len(tracked))
+    rec["meta_flow"] = (len(tracked), mean)
+    print(f"  flow (GstCvFlowMeta): {meta.n} points, {len(tracked)} tracked"
+          + (f", mean motion ({mean[0]:.2f}, {mean[1]:.2f}) px" if mean else ""))
 
 
 def face_rois(buf):
@@ -177,6 +202,7 @@ def print_message(msg, records):
     elif name == "cudaharris":
         rec["corners"] = s.get_value("count")
         listed = structure_list(s, "corners")  # "corner" structures, strongest first
+        rec["listed_corners"] = [(c.get_value("x"), c.get_value("y"), c.get_value("score")) for c in listed]
         strongest = ""
         if listed:
             c = listed[0]
@@ -188,7 +214,7 @@ def print_message(msg, records):
                           for f in faces)
         print(f"message facedetect  {ts / Gst.SECOND:.3f} s: {len(faces)} face(s) {boxes}")
     elif name == "cudaflow":
-        rec["flow_median"] = s.get_value("median")
+        rec["flow_count"] = s.get_value("count")
         print(f"message cudaflow    {ts / Gst.SECOND:.3f} s: {s.get_value('count')} tracked, "
               f"displacement mean {s.get_value('mean'):.2f} median {s.get_value('median'):.2f} px")
     else:
@@ -214,30 +240,47 @@ def drain_bus(bus, records):
 
 
 def check(records, frames, with_flow):
-    """--check: every frame back, binarized, with both metas and both messages; with
-    cudaflow, the median displacement it reports equal to the applied one
-    (0.25 px of slack for the points crossing the wrapping seam)."""
+    """--check: every frame back, binarized, with its metas and messages;
+    the metas agree with the messages (corner count, the strongest corners
+    value for value, threshold, tracked points); with cudaflow, the mean
+    motion of the flow meta equal to the applied one (0.25 px of slack for
+    the points crossing the wrapping seam)."""
     complete = 0
     for ts, rec in sorted(records.items()):
-        problems = [k for k in ("frame", "keypoints_meta", "otsu_meta") if not rec.get(k)]
+        problems = [k for k in ("frame", "meta_corners", "meta_otsu") if k not in rec]
         problems += [f"{k} message" for k in ("corners", "otsu") if k not in rec]
-        if rec.get("corners") == 0:
+        if problems:
+            print(f"CHECK {ts / Gst.SECOND:.3f} s: missing {', '.join(problems)}", file=sys.stderr)
+            continue
+        corners = rec["meta_corners"]
+        if not corners:
             problems.append("no corners")
+        if len(corners) != rec["corners"]:
+            problems.append(f"corners meta has {len(corners)}, message says {rec['corners']}")
+        if corners[:MESSAGE_CORNERS] != rec.get("listed_corners"):
+            problems.append("the meta's strongest corners differ from the message's list")
+        if rec["meta_otsu"] != rec["otsu"]:
+            problems.append(f"Otsu meta {rec['meta_otsu']}, message {rec['otsu']}")
         if not 0 < rec.get("white", 0) < 1:
             problems.append(f"binarized frame {100 * rec.get('white', 0):.1f}% white: one class is empty")
         i = round(ts * FPS / Gst.SECOND)
-        if with_flow and i > 0:
-            (x0, y0), (x1, y1) = shift(i - 1), shift(i)
-            want = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
-            got = rec.get("flow_median")
-            if got is None or abs(got - want) > 0.25:
-                problems.append(f"flow median displacement {got}, applied {want:.2f}")
+        if with_flow:
+            tracked, mean = rec.get("meta_flow", (None, None))
+            if tracked is None:
+                problems.append("no flow meta")
+            elif tracked != rec.get("flow_count"):
+                problems.append(f"flow meta tracks {tracked} points, message says {rec.get('flow_count')}")
+            elif i > 0:
+                (x0, y0), (x1, y1) = shift(i - 1), shift(i)
+                want = (x1 - x0, y1 - y0)
+                if mean is None or abs(mean[0] - want[0]) > 0.25 or abs(mean[1] - want[1]) > 0.25:
+                    problems.append(f"flow meta mean motion {mean}, applied {want}")
         if problems:
             print(f"CHECK {ts / Gst.SECOND:.3f} s: {', '.join(problems)}", file=sys.stderr)
             continue
         complete += 1
     if complete != frames:
-        print(f"CHECK: {complete} of {frames} frames came back complete", file=sys.stderr)
+        print(f"CHECK: {complete} of {frames} frames came back complete and consistent", file=sys.stderr)
     return complete == frames
 
 
@@ -267,11 +310,9 @@ def run(pipe, w, h, rows, frames):
         rec["white"] = white_share(buf, info)
         print(f"frame {received}  {buf.pts / Gst.SECOND:.3f} s  {info.width}x{info.height} {info.finfo.name}, "
               f"{100 * rec['white']:.1f}% white")
-        rec["keypoints_meta"] = has_meta(buf, KEYPOINTS_API)
-        rec["otsu_meta"] = has_meta(buf, OTSU_API)
-        flow_meta = "yes" if has_meta(buf, FLOW_API) else "no"
-        print(f"  metas: corners {'yes' if rec['keypoints_meta'] else 'no'}, "
-              f"Otsu threshold {'yes' if rec['otsu_meta'] else 'no'}, flow {flow_meta} (values: in the messages)")
+        read_corners(buf, rec)
+        read_otsu(buf, rec)
+        read_flow(buf, rec)
         n, rois = face_rois(buf)
         if n:
             print(f"  regions of interest: {n} ({len(rois)} readable by id):",

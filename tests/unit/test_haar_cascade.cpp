@@ -1,11 +1,12 @@
-/* The Haar cascade parser (cuda/haar_cascade.h) and its XML reader: every
+/* The Haar cascade parser (cuda/face/haar_cascade.h) and its element tree
+ * (cuda/face/cascade_xml.h, GLib's GMarkup underneath): every
  * cascade Debian ships against cv::CascadeClassifier and against counts
  * taken from the files' text, exact values of the first stage, and the
  * files it must refuse (truncated at every length, garbage, empty, missing,
  * LBP, tilted features, the old format, hand-broken structure) with an
  * error naming the file and the problem. Needs opencv-data's cascades. */
 #include "../../cuda/face/haar_cascade.h"
-#include "../../cuda/face/mini_xml.h"
+#include "../../cuda/face/cascade_xml.h"
 #include "../common/temp_file.h"
 
 #include <gtest/gtest.h>
@@ -360,13 +361,13 @@ TEST (HaarCascade, BrokenStructureIsNamed)
     { edit ("2 4 4 4 0.5</_>", "2 4 4 4 0.5</_><_>0 0 1 1 1.</_>"), "more than 3 rectangles", HaarLoadError::Malformed },
     { edit ("0 0 8 8 1.", "0 0 8 8"), "expected 5 numbers", HaarLoadError::Malformed },
     { edit ("0.1 0.2 0.3", "0.1 nan 0.3"), "not a finite number", HaarLoadError::Malformed },
-    { edit ("</stages>", "</stagez>"), "does not match", HaarLoadError::Malformed },
+    { edit ("</stages>", "</stagez>"), "currently open element is", HaarLoadError::Malformed },
     { edit ("<weakClassifiers>\n        <_><internalNodes>1 0", "<weakClassifiers>\n        <x><internalNodes>1 0"),
-        "does not match", HaarLoadError::Malformed },
+        "currently open element is", HaarLoadError::Malformed },
     { edit ("<cascade type_id=\"opencv-cascade-classifier\">", "<cascade type_id=\"opencv-haar-classifier\">"),
         "old Haar format", HaarLoadError::Unsupported },
-    { edit ("<features>", "<featurez>"), "does not match", HaarLoadError::Malformed },
-    { edit ("-1.5</stageThreshold>", "-1.5 &bogus;</stageThreshold>"), "unknown entity", HaarLoadError::Malformed },
+    { edit ("<features>", "<featurez>"), "currently open element is", HaarLoadError::Malformed },
+    { edit ("-1.5</stageThreshold>", "-1.5 &bogus;</stageThreshold>"), "is not known", HaarLoadError::Malformed },
   };
   for (const Case & k : cases) {
     HaarCascade c;
@@ -379,7 +380,7 @@ TEST (HaarCascade, BrokenStructureIsNamed)
   }
 }
 
-TEST (MiniXml, ReadsWhatCascadesUse)
+TEST (CascadeXml, ReadsWhatCascadesUse)
 {
   XmlElement root;
   std::string err;

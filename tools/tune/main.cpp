@@ -23,27 +23,6 @@
 using namespace cvtune;
 
 static void
-usage (FILE *out, const char *argv0)
-{
-  std::fprintf (out,
-      "usage: %s [options]\n"
-      "Times every registered kernel over its block shapes and writes the tuning table.\n\n"
-      "  --sizes WxH,...     frame sizes (default: 100x100,320x240,480x240,512x512,640x480,\n"
-      "                      720x480,600x800,1280x720,1024x1024,1024x1280,1920x1080,3840x2160)\n"
-      "  --kernels GLOB,...  kernels to tune, shell globs on their names (default: all; see --list)\n"
-      "  --output FILE       the table to write or extend (default: the file the elements read,\n"
-      "                      $XDG_CACHE_HOME/cudavision/<GPU name>.tsv)\n"
-      "  --resume            keep the entries FILE has for this GPU; measure only the others\n"
-      "  --report DIR        write report.md, report.csv, samples.csv and the gnuplot inputs;\n"
-      "                      render the plots with tools/tune/plot.sh DIR\n"
-      "  --warmup N          untimed launches per shape (default 3)\n"
-      "  --iters N           timed launches per shape, the median is kept (default 15)\n"
-      "  --device N          CUDA device (default 0)\n"
-      "  --list              list the registered kernels and exit\n",
-      argv0);
-}
-
-static void
 list ()
 {
   std::printf ("%-24s %-8s %-6s %s\n", "kernel", "static", "shape", "notes");
@@ -59,58 +38,67 @@ list ()
   }
 }
 
+/* An integer option within [lo, 100000]; GOption has parsed the number. */
 static bool
-positive (const char *s, int *out)
+in_range (const char *name, int v, int lo)
 {
-  char *end = nullptr;
-  const long v = std::strtol (s, &end, 10);
-  if (!*s || *end || v <= 0 || v > 100000)
-    return false;
-  *out = (int) v;
-  return true;
+  if (v >= lo && v <= 100000)
+    return true;
+  std::fprintf (stderr, "--%s: %d is out of range (%d to 100000)\n", name, v, lo);
+  return false;
 }
 
 int
 main (int argc, char **argv)
 {
   TuneOptions opt;
-  std::string output, report;
+  g_autofree gchar *sizes = nullptr, *kernels = nullptr, *output_opt = nullptr, *report_opt = nullptr;
+  gboolean resume = FALSE, list_only = FALSE;
   int device = 0;
-  for (int i = 1; i < argc; i++) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    std::string err;
-    if (a == "--sizes" && has_value) {
-      if (!parse_sizes (argv[++i], &opt.sizes, &err)) {
-        std::fprintf (stderr, "--sizes: %s\n", err.c_str ());
-        return 2;
-      }
-    } else if (a == "--kernels" && has_value) {
-      opt.kernels = argv[++i];
-    } else if (a == "--output" && has_value) {
-      output = argv[++i];
-    } else if (a == "--report" && has_value) {
-      report = argv[++i];
-    } else if (a == "--resume") {
-      opt.resume = true;
-    } else if ((a == "--warmup" || a == "--iters" || a == "--device") && has_value) {
-      int v = 0;
-      if (!positive (argv[++i], &v) && !(a != "--iters" && std::strcmp (argv[i], "0") == 0)) {
-        std::fprintf (stderr, "%s: expected a number, got '%s'\n", a.c_str (), argv[i]);
-        return 2;
-      }
-      (a == "--warmup" ? opt.warmup : a == "--iters" ? opt.iters : device) = v;
-    } else if (a == "--list") {
-      list ();
-      return 0;
-    } else if (a == "--help" || a == "-h") {
-      usage (stdout, argv[0]);
-      return 0;
-    } else {
-      std::fprintf (stderr, "unknown or incomplete option '%s'\n", a.c_str ());
-      usage (stderr, argv[0]);
-      return 2;
-    }
+  const GOptionEntry entries[] = {
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
+      "frame sizes (default: 100x100,320x240,480x240,512x512,640x480,720x480,600x800,1280x720,1024x1024,"
+      "1024x1280,1920x1080,3840x2160)", "WxH,..." },
+    { "kernels", 0, 0, G_OPTION_ARG_STRING, &kernels,
+      "kernels to tune, shell globs on their names (default: all; see --list)", "GLOB,..." },
+    { "output", 0, 0, G_OPTION_ARG_FILENAME, &output_opt,
+      "the table to write or extend (default: the file the elements read, "
+      "$XDG_CACHE_HOME/cudavision/<GPU name>.tsv)", "FILE" },
+    { "resume", 0, 0, G_OPTION_ARG_NONE, &resume, "keep the entries FILE has for this GPU; measure only the others",
+      nullptr },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &report_opt,
+      "write report.md, report.csv, samples.csv and the gnuplot inputs; render the plots with "
+      "tools/tune/plot.sh DIR", "DIR" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &opt.warmup, "untimed launches per shape (default 3)", "N" },
+    { "iters", 0, 0, G_OPTION_ARG_INT, &opt.iters, "timed launches per shape, the median is kept (default 15)", "N" },
+    { "device", 0, 0, G_OPTION_ARG_INT, &device, "CUDA device (default 0)", "N" },
+    { "list", 0, 0, G_OPTION_ARG_NONE, &list_only, "list the registered kernels and exit", nullptr },
+    { nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr },  /* G_OPTION_ENTRY_NULL is C only */
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new (nullptr);
+  g_option_context_set_summary (ctx,
+      "Times every registered kernel over its block shapes and writes the tuning table\n"
+      "that block-sizing=empirical-table reads (docs/BLOCK-SIZING.md).");
+  g_option_context_add_main_entries (ctx, entries, nullptr);
+  g_autoptr (GError) gerr = nullptr;
+  if (!g_option_context_parse (ctx, &argc, &argv, &gerr) || argc > 1) {
+    std::fprintf (stderr, "%s: %s (see --help)\n", g_get_prgname (),
+        gerr ? gerr->message : ("unexpected argument '" + std::string (argv[1]) + "'").c_str ());
+    return 2;
+  }
+  if (!in_range ("warmup", opt.warmup, 0) || !in_range ("iters", opt.iters, 1) || !in_range ("device", device, 0))
+    return 2;
+  std::string err;
+  if (sizes && !parse_sizes (sizes, &opt.sizes, &err)) {
+    std::fprintf (stderr, "--sizes: %s\n", err.c_str ());
+    return 2;
+  }
+  opt.kernels = kernels ? kernels : "";
+  opt.resume = resume;
+  std::string output = output_opt ? output_opt : "", report = report_opt ? report_opt : "";
+  if (list_only) {
+    list ();
+    return 0;
   }
   if (selected_tunables (opt).empty ()) {
     std::fprintf (stderr, "--kernels '%s' selects no kernel (see --list)\n", opt.kernels.c_str ());
@@ -137,7 +125,6 @@ main (int argc, char **argv)
   /* Extend what is there: entries of other GPUs and sizes stay. A file that
    * does not parse is not overwritten. */
   cudavision::TuningTable table;
-  std::string err;
   if (g_file_test (output.c_str (), G_FILE_TEST_EXISTS) && !table.load (output, &err)) {
     std::fprintf (stderr, "cudavision-tune: %s\n(fix or move the file; it is not overwritten)\n", err.c_str ());
     return 1;

@@ -1,3 +1,4 @@
+/* cudavision — the enums of the elements' properties (see gstcvenums.h). */
 #include "gstcvenums.h"
 
 GType
@@ -8,10 +9,10 @@ gst_cv_backend_get_type (void)
     { GST_CV_BACKEND_AUTO, "CUDA when a device is usable, else the CPU (warns on the bus)", "auto" },
     { GST_CV_BACKEND_CUDA, "CUDA only: an error when no device is usable", "cuda" },
     { GST_CV_BACKEND_CPU, "CPU only (OpenCV)", "cpu" },
-    { 0, nullptr, nullptr },
+    { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaVisionBackend", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstCvBackend", values));
   return type;
 }
 
@@ -27,9 +28,9 @@ gst_cv_block_sizing_get_type (void)
     { GST_CV_BLOCK_SIZING_AUTO,
         "Online: the first frames time a few candidate shapes per kernel and size, then keep the fastest",
         "auto" },
-    { 0, nullptr, nullptr },
+    { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaVisionBlockSizing", values));
+    g_once_init_leave (&type, g_enum_register_static ("GstCvBlockSizing", values));
   return type;
 }

@@ -2,12 +2,6 @@
  * (cudaharris's corners; cudaflow can take them as the points to track),
  * attached to the frame the detector outputs.
  *
- * |[
- * GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
- * for (guint i = 0; m && i < m->n; i++)
- *   use (m->points[i].x, m->points[i].y, m->points[i].score);
- * ]|
- *
  * Coordinates are pixels of the frame the meta is attached to (x right,
  * y down, origin at the top-left pixel's centre, as OpenCV's). The meta is
  * tagged "video", "size" and "orientation": elements that keep the frame
@@ -16,7 +10,7 @@
  * Buffer copies copy it. */
 #pragma once
 
-#include <gst/gst.h>
+#include <gst/cudavision/cudavision-prelude.h>
 
 G_BEGIN_DECLS
 
@@ -26,12 +20,19 @@ G_BEGIN_DECLS
  * @y: row in pixels
  * @score: detector strength (cudaharris: the Harris or Shi-Tomasi response
  *     at the point, as cv::cornerHarris / cv::cornerMinEigenVal give it)
+ *
+ * One point of interest. A boxed type, so that bindings copy the points
+ * they hand out and never point into a meta that went away with its buffer.
  */
 typedef struct {
   gfloat x;
   gfloat y;
   gfloat score;
 } GstCvKeypoint;
+
+#define GST_TYPE_CV_KEYPOINT (gst_cv_keypoint_get_type ())
+GST_CUDA_VISION_API
+GType gst_cv_keypoint_get_type (void);
 
 typedef struct _GstCvKeypointsMeta GstCvKeypointsMeta;
 
@@ -40,6 +41,19 @@ typedef struct _GstCvKeypointsMeta GstCvKeypointsMeta;
  * @meta: the parent #GstMeta
  * @n: number of points
  * @points: (array length=n): the points, strongest first; owned by the meta
+ *     (PyGObject cannot read an array field sized by another field: use
+ *     gst_cv_keypoints_meta_get_points ())
+ *
+ * The points a detector found in the frame the meta is attached to. From C,
+ * read the fields:
+ *
+ * |[
+ * GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
+ * for (guint i = 0; m && i < m->n; i++)
+ *   use (m->points[i].x, m->points[i].y, m->points[i].score);
+ * ]|
+ *
+ * Bindings read the points with gst_cv_keypoints_meta_get_points ().
  */
 struct _GstCvKeypointsMeta {
   GstMeta meta;
@@ -47,18 +61,21 @@ struct _GstCvKeypointsMeta {
   GstCvKeypoint *points;
 };
 
+GST_CUDA_VISION_API
 GType gst_cv_keypoints_meta_api_get_type (void);
 #define GST_CV_KEYPOINTS_META_API_TYPE (gst_cv_keypoints_meta_api_get_type ())
 
+GST_CUDA_VISION_API
 const GstMetaInfo *gst_cv_keypoints_meta_get_info (void);
 #define GST_CV_KEYPOINTS_META_INFO (gst_cv_keypoints_meta_get_info ())
 
-#define gst_buffer_get_cv_keypoints_meta(b) \
-  ((GstCvKeypointsMeta *) gst_buffer_get_meta ((b), GST_CV_KEYPOINTS_META_API_TYPE))
+GST_CUDA_VISION_API
+GstCvKeypointsMeta *gst_buffer_get_cv_keypoints_meta (GstBuffer * buffer);
 
-/* Adds a meta holding a copy of `points` (n may be 0) to a writable
- * buffer, replacing any keypoints meta already there (a buffer carries at
- * most one). */
+GST_CUDA_VISION_API
 GstCvKeypointsMeta *gst_buffer_add_cv_keypoints_meta (GstBuffer * buffer, const GstCvKeypoint * points, guint n);
+
+GST_CUDA_VISION_API
+const GstCvKeypoint *gst_cv_keypoints_meta_get_points (const GstCvKeypointsMeta * meta, guint * n);
 
 G_END_DECLS

@@ -1,13 +1,6 @@
 /* cudavision — GstCvFlowMeta: the optical flow cudaflow measured between
  * the previous frame and the frame the meta is attached to.
  *
- * |[
- * GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buf);
- * for (guint i = 0; m && i < m->n; i++)
- *   if (m->vectors[i].status)
- *     use (m->vectors[i].prev_x, m->vectors[i].prev_y, m->vectors[i].x, m->vectors[i].y);
- * ]|
- *
  * One entry per point tracked into this frame: its position in the
  * previous frame, its position in this one and whether it was tracked.
  * Coordinates are pixels (x right, y down, origin at the centre of the
@@ -26,7 +19,7 @@
  * Buffer copies copy it. */
 #pragma once
 
-#include <gst/gst.h>
+#include <gst/cudavision/cudavision-prelude.h>
 
 G_BEGIN_DECLS
 
@@ -38,6 +31,9 @@ G_BEGIN_DECLS
  * @y: row in this frame
  * @status: 1 tracked, 0 lost (cv::calcOpticalFlowPyrLK's status, and 0
  *     when the point left the frame)
+ *
+ * The motion of one point. A boxed type, so that bindings copy the vectors
+ * they hand out.
  */
 typedef struct {
   gfloat prev_x;
@@ -47,16 +43,33 @@ typedef struct {
   guint8 status;
 } GstCvFlowVector;
 
+#define GST_TYPE_CV_FLOW_VECTOR (gst_cv_flow_vector_get_type ())
+GST_CUDA_VISION_API
+GType gst_cv_flow_vector_get_type (void);
+
 typedef struct _GstCvFlowMeta GstCvFlowMeta;
 
 /**
  * GstCvFlowMeta:
  * @meta: the parent #GstMeta
  * @n: number of vectors
- * @vectors: (array length=n): the vectors; owned by the meta
+ * @vectors: (array length=n): the vectors; owned by the meta (PyGObject
+ *     cannot read an array field sized by another field: use
+ *     gst_cv_flow_meta_get_vectors ())
  * @grid_step: dense mode: the grid's cell size in pixels; 0 in sparse mode
  * @grid_cols: dense mode: cells across (n = grid_cols * grid_rows)
  * @grid_rows: dense mode: cells down
+ *
+ * The flow into the frame the meta is attached to. From C:
+ *
+ * |[
+ * GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buf);
+ * for (guint i = 0; m && i < m->n; i++)
+ *   if (m->vectors[i].status)
+ *     use (m->vectors[i].prev_x, m->vectors[i].prev_y, m->vectors[i].x, m->vectors[i].y);
+ * ]|
+ *
+ * Bindings read the vectors with gst_cv_flow_meta_get_vectors ().
  */
 struct _GstCvFlowMeta {
   GstMeta meta;
@@ -67,17 +80,21 @@ struct _GstCvFlowMeta {
   guint grid_rows;
 };
 
+GST_CUDA_VISION_API
 GType gst_cv_flow_meta_api_get_type (void);
 #define GST_CV_FLOW_META_API_TYPE (gst_cv_flow_meta_api_get_type ())
 
+GST_CUDA_VISION_API
 const GstMetaInfo *gst_cv_flow_meta_get_info (void);
 #define GST_CV_FLOW_META_INFO (gst_cv_flow_meta_get_info ())
 
-#define gst_buffer_get_cv_flow_meta(b) ((GstCvFlowMeta *) gst_buffer_get_meta ((b), GST_CV_FLOW_META_API_TYPE))
+GST_CUDA_VISION_API
+GstCvFlowMeta *gst_buffer_get_cv_flow_meta (GstBuffer * buffer);
 
-/* Adds a meta holding a copy of `vectors` (n may be 0) to a writable
- * buffer, replacing any flow meta already there (a buffer carries at most
- * one); the grid fields are 0. */
+GST_CUDA_VISION_API
 GstCvFlowMeta *gst_buffer_add_cv_flow_meta (GstBuffer * buffer, const GstCvFlowVector * vectors, guint n);
+
+GST_CUDA_VISION_API
+const GstCvFlowVector *gst_cv_flow_meta_get_vectors (const GstCvFlowMeta * meta, guint * n);
 
 G_END_DECLS

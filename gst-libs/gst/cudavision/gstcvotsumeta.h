@@ -1,22 +1,13 @@
 /* cudavision — GstCudaOtsuMeta: the Otsu threshold cudaotsu computed for a
  * frame, attached to the frame it outputs.
  *
- * Downstream elements (cudacanny's automatic thresholds, applications in a
- * pad probe) read it with gst_buffer_get_cuda_otsu_meta ():
- *
- * |[
- * GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (buf);
- * if (m)
- *   use (m->threshold);
- * ]|
- *
  * The meta has no tags: GstBaseTransform-based elements (our own included)
  * copy it to their output. It describes the frame cudaotsu received, so an
  * element that changes the pixels afterwards carries a threshold of the
  * earlier content. Buffer copies copy it. */
 #pragma once
 
-#include <gst/gst.h>
+#include <gst/cudavision/cudavision-prelude.h>
 
 G_BEGIN_DECLS
 
@@ -29,23 +20,33 @@ typedef struct _GstCudaOtsuMeta GstCudaOtsuMeta;
  *     cv::threshold (frame, dst, 0, 255, THRESH_BINARY | THRESH_OTSU)
  *     returns: pixels strictly above it are the foreground class (255 in
  *     cudaotsu's binarize mode, 0 with invert=true).
+ *
+ * Downstream elements (cudacanny's automatic thresholds, applications in a
+ * pad probe) read it with gst_buffer_get_cuda_otsu_meta ():
+ *
+ * |[
+ * GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (buf);
+ * if (m)
+ *   use (m->threshold);
+ * ]|
  */
 struct _GstCudaOtsuMeta {
   GstMeta meta;
   guint8 threshold;
 };
 
+GST_CUDA_VISION_API
 GType gst_cuda_otsu_meta_api_get_type (void);
 #define GST_CUDA_OTSU_META_API_TYPE (gst_cuda_otsu_meta_api_get_type ())
 
+GST_CUDA_VISION_API
 const GstMetaInfo *gst_cuda_otsu_meta_get_info (void);
 #define GST_CUDA_OTSU_META_INFO (gst_cuda_otsu_meta_get_info ())
 
-#define gst_buffer_get_cuda_otsu_meta(b) \
-  ((GstCudaOtsuMeta *) gst_buffer_get_meta ((b), GST_CUDA_OTSU_META_API_TYPE))
+GST_CUDA_VISION_API
+GstCudaOtsuMeta *gst_buffer_get_cuda_otsu_meta (GstBuffer * buffer);
 
-/* Adds the meta to a writable buffer, or updates the one already there
- * (a buffer carries at most one). */
+GST_CUDA_VISION_API
 GstCudaOtsuMeta *gst_buffer_add_cuda_otsu_meta (GstBuffer * buffer, guint8 threshold);
 
 G_END_DECLS

@@ -605,6 +605,7 @@ declared_kernels ()
   k.insert (k.end (), { &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
                           &flow_draw_traits () });
   k.insert (k.end (), { &facedetect_rows_traits (), &facedetect_cols_traits (), &facedetect_cascade_traits (),
+                          &facedetect_stages_traits (), &facedetect_deep_traits (), &facedetect_group_traits (),
                           &facedetect_draw_traits () });
   return k;
 }
@@ -644,7 +645,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.roots", "canny.weak", "canny.histogram", "canny.median" })
     EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
-  EXPECT_EQ (declared.size (), 2u + 12u + 2u + 4u + 6u + 5u + 4u);
+  EXPECT_EQ (declared.size (), 2u + 12u + 2u + 4u + 6u + 5u + 7u);
 
   /* The fixed shapes (shared-memory tiles, one warp) are listed and
    * skipped; every other kernel is measured. */
@@ -652,7 +653,8 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
   for (const auto & [name, t] : reg)
     if (t->traits->fixed_block)
       fixed.insert (name);
-  EXPECT_EQ (fixed, (std::set<std::string> { "canny.median", "canny.tile", "harris.response", "otsu.histogram" }));
+  EXPECT_EQ (fixed, (std::set<std::string> { "canny.median", "canny.tile", "facedetect.cols", "harris.response",
+                        "otsu.histogram" }));
 }
 
 TEST (TuneLevels, FlowPyramid)

@@ -237,7 +237,9 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
         forced.force_block (t->name, b);
         forced.set_observer (seg);
         CudaStatus failed;
-        const cvbench::Timing tm = cvbench::time_segments (stream, opt.warmup, opt.iters,
+        const int warmup = t->max_warmup > 0 ? std::min (opt.warmup, t->max_warmup) : opt.warmup;
+        const int iters = t->max_iters > 0 ? std::min (opt.iters, t->max_iters) : opt.iters;
+        const cvbench::Timing tm = cvbench::time_segments (stream, warmup, iters,
             [&] (int i, cudaEvent_t start, cudaEvent_t stop) {
               seg->arm (start, stop);
               in.set_iteration (i);

@@ -93,6 +93,12 @@ struct Tunable {
   std::function<std::vector<FrameSize> (const std::vector<FrameSize> &)> expand_sizes;
   /* Said by --list, and in the report when it matters. */
   std::string note;
+  /* At most this many warm-up and timed launches per shape (0: the run's
+   * --warmup and --iters): for launches that are whole, expensive and
+   * steady detections (the face detector's), where the run's defaults would
+   * spend most of a full run on one family. */
+  int max_warmup = 0;
+  int max_iters = 0;
   /* Why the kernel cannot be measured on this machine (a data file it
    * needs is missing), or empty. The runner skips it with that note and
    * --list shows it. Host work only: it runs without a GPU. */

@@ -4,8 +4,13 @@
  * GstCudaContext, and the upload/download counters prove no host copy.
  *
  *   cudavision-bench-pipeline [--chain "cudagray ! cudablur"] [--size 3840x2160]
- *                             [--format RGBA] [--frames 1000]            */
+ *                             [--format RGBA] [--frames 1000] [--picture FILE]
+ *
+ * The frames are random bytes (noise), or with --picture a picture
+ * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
+ * cropped to the frame's aspect, scaled and converted to the format. */
 #include "bench_util.h"
+#include "../tests/common/gst_frames.h"
 
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
@@ -13,6 +18,7 @@
 
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudautils.h>
+#include <opencv2/imgproc.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -21,10 +27,37 @@
 #include <string>
 #include <vector>
 
+/* `name` (in tests/data unless it is a path) as `format` at w x h:
+ * cropped around its centre to the aspect, scaled, converted. Empty when
+ * the format is not one of GRAY8, RGBA, BGRA, RGBx, BGRx. */
+static cv::Mat
+picture (const std::string & name, const std::string & format, int w, int h)
+{
+  const std::string path = name.find ('/') == std::string::npos ? std::string (CUDAVISION_TEST_DATA) + "/" + name : name;
+  const cv::Mat rgb = cvtest::load_rgb (path);
+  cv::Rect r (0, 0, rgb.cols, rgb.rows);
+  if ((double) rgb.cols / rgb.rows > (double) w / h) {
+    r.width = (int) std::lround ((double) rgb.rows * w / h);
+    r.x = (rgb.cols - r.width) / 2;
+  } else {
+    r.height = (int) std::lround ((double) rgb.cols * h / w);
+    r.y = (rgb.rows - r.height) / 2;
+  }
+  cv::Mat fitted, out;
+  cv::resize (rgb (r), fitted, cv::Size (w, h), 0, 0, cv::INTER_LINEAR);
+  if (format == "GRAY8")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2GRAY);
+  else if (format == "RGBA" || format == "RGBx")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2RGBA);
+  else if (format == "BGRA" || format == "BGRx")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2BGRA);
+  return out;
+}
+
 int
 main (int argc, char **argv)
 {
-  std::string chain = "cudagray", format = "RGBA";
+  std::string chain = "cudagray", format = "RGBA", picture_name;
   int w = 3840, h = 2160, frames = 1000;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--chain") && i + 1 < argc)
@@ -35,8 +68,11 @@ main (int argc, char **argv)
       format = argv[++i];
     else if (!std::strcmp (argv[i], "--frames") && i + 1 < argc)
       frames = std::atoi (argv[++i]);
+    else if (!std::strcmp (argv[i], "--picture") && i + 1 < argc)
+      picture_name = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--picture FILE]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -61,7 +97,15 @@ main (int argc, char **argv)
   gst_element_set_context (pipe, gctx);
   gst_context_unref (gctx);
 
-  /* A few distinct device frames with real (random) content. */
+  cv::Mat pic;
+  if (!picture_name.empty ()) {
+    pic = picture (picture_name, format, w, h);
+    if (pic.empty ()) {
+      std::fprintf (stderr, "--picture: format %s is not GRAY8, RGBA, BGRA, RGBx or BGRx\n", format.c_str ());
+      return 2;
+    }
+  }
+  /* A few distinct device frames with real content: noise, or the picture. */
   GstVideoInfo info;
   gst_video_info_set_format (&info, gst_video_format_from_string (format.c_str ()), w, h);
   GstBufferPool *pool = gst_cv_buffer_pool_new (ctx);
@@ -76,10 +120,19 @@ main (int argc, char **argv)
     GstBuffer *b = nullptr;
     gst_buffer_pool_acquire_buffer (pool, &b, nullptr);
     GstMapInfo map;
-    gst_buffer_map (b, &map, GST_MAP_WRITE);  /* host write: uploaded at first device use */
-    for (gsize k = 0; k < map.size; k += 4)
-      *(uint32_t *) (map.data + k) = rng ();
-    gst_buffer_unmap (b, &map);
+    if (pic.empty ()) {
+      gst_buffer_map (b, &map, GST_MAP_WRITE);  /* host write: uploaded at first device use */
+      for (gsize k = 0; k + 4 <= map.size; k += 4)
+        *(uint32_t *) (map.data + k) = rng ();
+      gst_buffer_unmap (b, &map);
+    } else {
+      GstVideoFrame vf;
+      gst_video_frame_map (&vf, &info, b, GST_MAP_WRITE);
+      for (int y = 0; y < h; y++)
+        std::memcpy ((uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0),
+            pic.ptr (y), (size_t) w * pic.elemSize ());
+      gst_video_frame_unmap (&vf);
+    }
     /* A device map uploads now, so the timed run counts only the chain's
      * own transfers. */
     gst_buffer_map (b, &map, (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA));
@@ -121,9 +174,10 @@ main (int argc, char **argv)
     rc = 1;
   } else {
     const double s = std::chrono::duration<double> (t1 - t0).count ();
-    std::printf ("pipeline: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
+    std::printf ("pipeline: %s\nsource: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
                  "%" G_GUINT64_FORMAT " uploads, %" G_GUINT64_FORMAT " downloads\n",
-        chain.c_str (), frames, w, h, format.c_str (), s, frames / s, up1 - up0, down1 - down0);
+        chain.c_str (), picture_name.empty () ? "noise (random bytes)" : picture_name.c_str (), frames, w, h,
+        format.c_str (), s, frames / s, up1 - up0, down1 - down0);
   }
   if (msg)
     gst_message_unref (msg);

@@ -4,7 +4,7 @@
  * run, for each block-sizing mode.
  *
  *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
- *                            [--table FILE]
+ *                            [--table FILE] [--only harris,canny,...]
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
 #include "canny_frame.h"
@@ -17,6 +17,10 @@
 #include "../cuda/harris/harris.h"
 #include "../cuda/otsu/otsu.h"
 #include "../cuda/policy/tuning_table.h"
+#include "../tests/common/gst_frames.h"
+
+#include <gst/gst.h>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -169,8 +173,36 @@ cells_frame (Size s, size_t pitch)
   return b;
 }
 
+/* A bundled picture decoded by GStreamer (tests/common/gst_frames.h),
+ * cropped to the aspect of `s` around its centre and scaled, as GRAY8 in
+ * a device buffer of row pitch `pitch`. */
+static cudavision::DeviceBuffer
+picture_frame (const char *name, Size s, size_t pitch)
+{
+  const cv::Mat rgb = cvtest::load_rgb (std::string (CUDAVISION_TEST_DATA) + "/" + name);
+  cv::Rect r (0, 0, rgb.cols, rgb.rows);
+  if ((double) rgb.cols / rgb.rows > (double) s.w / s.h) {
+    r.width = (int) std::lround ((double) rgb.rows * s.w / s.h);
+    r.x = (rgb.cols - r.width) / 2;
+  } else {
+    r.height = (int) std::lround ((double) rgb.cols * s.h / s.w);
+    r.y = (rgb.rows - r.height) / 2;
+  }
+  cv::Mat fitted, gray;
+  cv::resize (rgb (r), fitted, cv::Size (s.w, s.h), 0, 0, cv::INTER_LINEAR);
+  cv::cvtColor (fitted, gray, cv::COLOR_RGB2GRAY);
+  cudavision::DeviceBuffer b;
+  check (b.allocate (pitch * s.h).err, "alloc");
+  check (cudaMemcpy2D (b.get (), pitch, gray.data, gray.step, s.w, s.h, cudaMemcpyHostToDevice), "upload");
+  return b;
+}
+
 /* Harris: the response map alone (compare with NPP's Harris filter), and
- * the whole detection with the corner list on the host. */
+ * the whole detection (blockSize 3, Sobel 3, quality 0.01, min distance
+ * 10, no max) on three frames: the cells frame, a photograph and uniform
+ * noise (the worst case: a candidate every few pixels). "detect" is the
+ * host's view, enqueue to list in hand (median of runs, host clock);
+ * "detect.gpu" the GPU's, CUDA events around the queued detection. */
 static void
 bench_harris (Context & c, Size s, double copy_gbs)
 {
@@ -188,16 +220,22 @@ bench_harris (Context & c, Size s, double copy_gbs)
     });
     report ("harris.response", s, m, t, 5.0 * s.w * s.h, copy_gbs);
   }
-  cudavision::DeviceBuffer frame = cells_frame (s, f.pitch);
+  struct Frame {
+    const char *name;
+    cudavision::DeviceBuffer buf;
+  };
+  Frame frames[] = { { "cells", cells_frame (s, f.pitch) }, { "building.jpg", picture_frame ("building.jpg", s, f.pitch) },
+    { "noise", {} } };
   cudavision::CornerDetector det;
   cudavision::CornerDetectParams dp;
   std::vector<cudavision::Corner> corners;
-  for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
-    cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
-    cudavision::CornerInput in { { frame.as<const uint8_t> (), f.pitch, s.w, s.h }, true, cudavision::PackedRgb::RGBA };
-    /* detect() waits for its list: time it on the host clock, median of runs */
+  for (Frame & fr : frames) {
+    cudavision::LaunchPolicy policy (c.dev, BlockSizing::Static, {}, c.table);
+    cudavision::CornerInput in { fr.buf.get () ? cudavision::ConstImage8 { fr.buf.as<const uint8_t> (), f.pitch, s.w, s.h }
+                                               : f.src (0, s),
+      true };
     std::vector<double> us;
-    for (int i = 0; i < 20 + c.iters / 2; i++) {
+    for (int i = 0; i < 20 + c.iters; i++) {
       auto t0 = std::chrono::steady_clock::now ();
       check (det.detect (in, dp, policy, c.stream.get (), &corners).err, "detect");
       auto t1 = std::chrono::steady_clock::now ();
@@ -205,10 +243,17 @@ bench_harris (Context & c, Size s, double copy_gbs)
         us.push_back (std::chrono::duration<double, std::micro> (t1 - t0).count ());
     }
     std::sort (us.begin (), us.end ());
-    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (host clock, %zu corners)\n", "harris.detect", s.w, s.h,
-        cudavision::block_sizing_name (m), us[us.size () / 2], us[us.size () / 10], us[us.size () * 9 / 10],
-        corners.size ());
+    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (host clock, %s: %zu corners of %zu candidates)\n",
+        "harris.detect", s.w, s.h, "static", us[us.size () / 2], us[us.size () / 10], us[us.size () * 9 / 10], fr.name,
+        corners.size (), det.candidate_count ());
+    Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int) {
+      check (det.enqueue (in, dp, policy, c.stream.get ()).err, "enqueue");
+    });
+    std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  (CUDA events, %s)\n", "harris.detect.gpu", s.w, s.h, "static",
+        t.median_us, t.p10_us, t.p90_us, fr.name);
   }
+  check (det.collect (&corners).err, "collect");
+  det.release ();
 }
 
 /* Canny, Sobel 3x3, thresholds 50 / 150 (NPP's baseline: the same, with
@@ -379,7 +424,7 @@ bench_flow (Context & c, Size s, double copy_gbs)
 int
 main (int argc, char **argv)
 {
-  std::string sizes = "1920x1080,3840x2160", table_path;
+  std::string sizes = "1920x1080,3840x2160", table_path, only;
   Context c;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
@@ -388,11 +433,15 @@ main (int argc, char **argv)
       c.iters = std::atoi (argv[++i]);
     else if (!std::strcmp (argv[i], "--table") && i + 1 < argc)
       table_path = argv[++i];
+    else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
+      only = std::string (",") + argv[++i] + ",";
     else {
-      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]\n",
+          argv[0]);
       return 2;
     }
   }
+  gst_init (&argc, &argv); /* decodes the pictures */
   if (cudavision::cuda_device_count () == 0) {
     std::fprintf (stderr, "no CUDA device\n");
     return 77;
@@ -416,12 +465,19 @@ main (int argc, char **argv)
         copy_bytes, copy_us, copy_gbs);
     std::printf ("%-16s %-11s %-16s %9s %9s %9s %8s %7s\n", "kernel", "size", "mode", "median_us", "p10_us",
         "p90_us", "GB/s", "%copy");
-    bench_gray (c, s, copy_gbs);
-    bench_blur (c, s, copy_gbs);
-    bench_otsu (c, s, copy_gbs);
-    bench_harris (c, s, copy_gbs);
-    bench_canny (c, s, copy_gbs);
-    bench_flow (c, s, copy_gbs);
+    auto wanted = [&] (const char *name) { return only.empty () || only.find (std::string (",") + name + ",") != std::string::npos; };
+    if (wanted ("gray"))
+      bench_gray (c, s, copy_gbs);
+    if (wanted ("blur"))
+      bench_blur (c, s, copy_gbs);
+    if (wanted ("otsu"))
+      bench_otsu (c, s, copy_gbs);
+    if (wanted ("harris"))
+      bench_harris (c, s, copy_gbs);
+    if (wanted ("canny"))
+      bench_canny (c, s, copy_gbs);
+    if (wanted ("flow"))
+      bench_flow (c, s, copy_gbs);
   }
   return 0;
 }

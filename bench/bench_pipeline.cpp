@@ -4,24 +4,24 @@
  * GstCudaContext, and the upload/download counters prove no host copy.
  *
  *   cudavision-bench-pipeline [--chain "cudagray ! cudablur"] [--size 3840x2160]
- *                             [--format RGBA] [--frames 1000] [--image NAME]
+ *                             [--format RGBA] [--frames 1000] [--picture FILE]
  *
- * The frames are uniform noise, or with --image a picture of tests/data or
- * one of the face inputs (tests/common/face_inputs.h: mosaic, portraits,
- * nonface), resized to --size, its grey in every colour channel (RGBA,
- * BGRA, RGBx, BGRx or GRAY8). */
+ * The frames are random bytes (noise), or with --picture a picture
+ * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
+ * cropped to the frame's aspect, scaled and converted to the format, or one
+ * of the face detector's inputs (tests/common/face_inputs.h: mosaic,
+ * portraits, nonface), grey in every channel. */
 #include "bench_util.h"
+#include "../tests/common/face_inputs.h"
+#include "../tests/common/gst_frames.h"
 
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
 #include "plugin.h"
 
-#include "../tests/common/face_inputs.h"
-
-#include <opencv2/imgproc.hpp>
-
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudautils.h>
+#include <opencv2/imgproc.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -30,10 +30,46 @@
 #include <string>
 #include <vector>
 
+/* `name` (in tests/data unless it is a path) as `format` at w x h:
+ * cropped around its centre to the aspect, scaled, converted. Empty when
+ * the format is not one of GRAY8, RGBA, BGRA, RGBx, BGRx. */
+static cv::Mat
+picture (const std::string & name, const std::string & format, int w, int h)
+{
+  if (name == "mosaic" || name == "portraits" || name == "nonface") {
+    const cv::Mat grey = cvtest::face_input_at (cvtest::face_input_source (name), w, h);
+    cv::Mat out;
+    if (format == "GRAY8")
+      out = grey;
+    else if (format == "RGBA" || format == "RGBx" || format == "BGRA" || format == "BGRx")
+      cv::cvtColor (grey, out, cv::COLOR_GRAY2RGBA);
+    return out;
+  }
+  const std::string path = name.find ('/') == std::string::npos ? std::string (CUDAVISION_TEST_DATA) + "/" + name : name;
+  const cv::Mat rgb = cvtest::load_rgb (path);
+  cv::Rect r (0, 0, rgb.cols, rgb.rows);
+  if ((double) rgb.cols / rgb.rows > (double) w / h) {
+    r.width = (int) std::lround ((double) rgb.rows * w / h);
+    r.x = (rgb.cols - r.width) / 2;
+  } else {
+    r.height = (int) std::lround ((double) rgb.cols * h / w);
+    r.y = (rgb.rows - r.height) / 2;
+  }
+  cv::Mat fitted, out;
+  cv::resize (rgb (r), fitted, cv::Size (w, h), 0, 0, cv::INTER_LINEAR);
+  if (format == "GRAY8")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2GRAY);
+  else if (format == "RGBA" || format == "RGBx")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2RGBA);
+  else if (format == "BGRA" || format == "BGRx")
+    cv::cvtColor (fitted, out, cv::COLOR_RGB2BGRA);
+  return out;
+}
+
 int
 main (int argc, char **argv)
 {
-  std::string chain = "cudagray", format = "RGBA", image;
+  std::string chain = "cudagray", format = "RGBA", picture_name;
   int w = 3840, h = 2160, frames = 1000;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--chain") && i + 1 < argc)
@@ -44,10 +80,10 @@ main (int argc, char **argv)
       format = argv[++i];
     else if (!std::strcmp (argv[i], "--frames") && i + 1 < argc)
       frames = std::atoi (argv[++i]);
-    else if (!std::strcmp (argv[i], "--image") && i + 1 < argc)
-      image = argv[++i];
+    else if (!std::strcmp (argv[i], "--picture") && i + 1 < argc)
+      picture_name = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--image NAME]\n",
+      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--picture FILE]\n",
           argv[0]);
       return 2;
     }
@@ -73,7 +109,15 @@ main (int argc, char **argv)
   gst_element_set_context (pipe, gctx);
   gst_context_unref (gctx);
 
-  /* A few distinct device frames with real (random) content. */
+  cv::Mat pic;
+  if (!picture_name.empty ()) {
+    pic = picture (picture_name, format, w, h);
+    if (pic.empty ()) {
+      std::fprintf (stderr, "--picture: format %s is not GRAY8, RGBA, BGRA, RGBx or BGRx\n", format.c_str ());
+      return 2;
+    }
+  }
+  /* A few distinct device frames with real content: noise, or the picture. */
   GstVideoInfo info;
   gst_video_info_set_format (&info, gst_video_format_from_string (format.c_str ()), w, h);
   GstBufferPool *pool = gst_cv_buffer_pool_new (ctx);
@@ -82,44 +126,25 @@ main (int argc, char **argv)
   gst_buffer_pool_config_set_params (cfg, pcaps, info.size, 0, 0);
   gst_buffer_pool_set_config (pool, cfg);
   gst_buffer_pool_set_active (pool, TRUE);
-  cv::Mat picture;
-  if (!image.empty ()) {
-    const bool one_channel = GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_GRAY8;
-    if (!one_channel && GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) != 4) {
-      std::fprintf (stderr, "--image takes RGBA, BGRA, RGBx, BGRx or GRAY8 frames\n");
-      return 2;
-    }
-    try {
-      picture = cvtest::face_input_at (cvtest::face_input_source (image), w, h);
-    } catch (const std::exception & e) {
-      std::fprintf (stderr, "--image %s: %s\n", image.c_str (), e.what ());
-      return 2;
-    }
-    if (!one_channel)
-      cv::cvtColor (picture, picture, cv::COLOR_GRAY2RGBA);
-  }
   std::vector<GstBuffer *> src;
   std::mt19937 rng (7);
   for (int i = 0; i < 4; i++) {
     GstBuffer *b = nullptr;
     gst_buffer_pool_acquire_buffer (pool, &b, nullptr);
-    GstVideoFrame vf;
-    gst_video_frame_map (&vf, &info, b, GST_MAP_WRITE);  /* host write: uploaded at first device use */
-    uint8_t *data = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0);
-    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0);
-    if (!picture.empty ()) {
-      for (int y = 0; y < h; y++)
-        std::memcpy (data + (size_t) y * stride, picture.ptr (y), picture.cols * picture.elemSize ());
-    } else {
-      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-        uint8_t *pd = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
-        const gsize bytes = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p) * GST_VIDEO_FRAME_COMP_HEIGHT (&vf, p);
-        for (gsize k = 0; k + 4 <= bytes; k += 4)
-          *(uint32_t *) (pd + k) = rng ();
-      }
-    }
-    gst_video_frame_unmap (&vf);
     GstMapInfo map;
+    if (pic.empty ()) {
+      gst_buffer_map (b, &map, GST_MAP_WRITE);  /* host write: uploaded at first device use */
+      for (gsize k = 0; k + 4 <= map.size; k += 4)
+        *(uint32_t *) (map.data + k) = rng ();
+      gst_buffer_unmap (b, &map);
+    } else {
+      GstVideoFrame vf;
+      gst_video_frame_map (&vf, &info, b, GST_MAP_WRITE);
+      for (int y = 0; y < h; y++)
+        std::memcpy ((uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) + (size_t) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0),
+            pic.ptr (y), (size_t) w * pic.elemSize ());
+      gst_video_frame_unmap (&vf);
+    }
     /* A device map uploads now, so the timed run counts only the chain's
      * own transfers. */
     gst_buffer_map (b, &map, (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA));
@@ -163,8 +188,8 @@ main (int argc, char **argv)
     const double s = std::chrono::duration<double> (t1 - t0).count ();
     std::printf ("pipeline: %s\nsource: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
                  "%" G_GUINT64_FORMAT " uploads, %" G_GUINT64_FORMAT " downloads\n",
-        chain.c_str (), image.empty () ? "uniform noise" : image.c_str (), frames, w, h, format.c_str (), s,
-        frames / s, up1 - up0, down1 - down0);
+        chain.c_str (), picture_name.empty () ? "noise (random bytes)" : picture_name.c_str (), frames, w, h,
+        format.c_str (), s, frames / s, up1 - up0, down1 - down0);
   }
   if (msg)
     gst_message_unref (msg);

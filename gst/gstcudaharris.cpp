@@ -168,7 +168,12 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
 
-  /* The frame first: the copy overlaps the detection on the same stream. */
+  /* Everything the frame needs from the GPU is queued first, in stream
+   * order: the frame copy, the detection (whose last kernel writes the list
+   * into pinned host memory), the response map, the marks (drawn from the
+   * device list); then one wait, for the list alone: the meta must carry it
+   * when the buffer leaves. The map, the marks and the copy may still be
+   * running meanwhile. */
   if (!response) {
     GstFlowReturn ret = gst_cv_base_filter_check (base,
         cudavision::copy_plane (src, dst, src.width * self->luma.bpp, stream), "frame copy");
@@ -177,14 +182,16 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   }
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   GstFlowReturn ret = gst_cv_base_filter_check (base,
-      self->detector->detect (input, s.detect, policy, stream, self->corners), "corner detection");
+      self->detector->enqueue (input, s.detect, policy, stream), "corner detection");
   if (ret == GST_FLOW_OK && response)
     ret = gst_cv_base_filter_check (base, self->detector->normalized_response (dst, policy, stream),
         "response normalization");
   if (ret == GST_FLOW_OK && s.draw)
     ret = gst_cv_base_filter_check (base,
-        self->detector->draw (dst, response || self->luma.gray, self->luma.layout, *self->corners, policy, stream),
+        self->detector->draw_detected (dst, response || self->luma.gray, self->luma.layout, policy, stream),
         "corner drawing");
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base, self->detector->collect (self->corners), "corner list");
   GST_LOG_OBJECT (self, "%zu candidates, %zu corners", self->detector->candidate_count (), self->corners->size ());
   return ret;
 }

@@ -2,30 +2,26 @@
  *
  * Fidelity: the response map is cv::cornerHarris / cv::cornerMinEigenVal
  * (same blockSize, ksize, k, BORDER_REFLECT_101) in float arithmetic
- * (harris_math.h); the corner list is cv::goodFeaturesToTrack's (same
- * quality level, min distance, max corners, useHarrisDetector, k,
- * blockSize, gradientSize = aperture).
+ * (harris_math.h), bit for bit the host model of the tests; the corner list
+ * is cv::goodFeaturesToTrack's on that map (same quality level, min
+ * distance, max corners, useHarrisDetector, k, blockSize, gradientSize =
+ * aperture), identical positions, order and scores.
  *
- * Steps of a detection (CornerDetector::detect):
- *  1. corner_response: one kernel per frame. A block owns a 32x32 tile: it
- *     loads the source tile with its halo into shared memory (the luma of
- *     4-byte RGB computed on load), Sobel derivatives exact in integers,
- *     products, the separable unnormalized box sum and the response; the
- *     frame maximum is reduced with warp shuffles, one atomicMax per block.
- *  2. corner_candidates: threshold at quality x maximum (read on the device)
- *     and the 3x3 local-maximum test of goodFeaturesToTrack; candidates are
- *     compacted into a key list with one atomicAdd per coalesced group.
- *  3. cub::DeviceRadixSort sorts the keys (response, then raster index) in
- *     goodFeaturesToTrack's order.
- *  4. The host reads the sorted list and runs the greedy min-distance pass
- *     (corner_select.h): sequential by nature, over a list far shorter than
- *     the frame, which has to reach the host for the buffer meta anyway.
- * Two waits on the stream per frame: the candidate count (the sort needs it
- * on the host) and the sorted list. */
+ * Steps of a detection (CornerDetector::enqueue), all queued on the
+ * element's stream:
+ *  1. harris.response (corner_response.cu): registers and warp shuffles,
+ *     a warp per strip of columns; the frame maximum by one atomicMax per
+ *     block;
+ *  2. the selection (corner_selection.h): candidates per cell sorted in
+ *     shared memory, the greedy minimum-distance pass by cells in parallel
+ *     (corner_cells.h), the kept corners ordered, the first max_corners
+ *     written to pinned host memory by the last kernel.
+ * The host waits once, in collect (), for that list. */
 #pragma once
 
 #include "corner_params.h"
 #include "corner_select.h"
+#include "corner_selection.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "harris_math.h"
@@ -70,37 +66,66 @@ CudaStatus corner_normalize (ImageView<const float> response, const uint32_t * m
  * use it with the element's context current, release it the same way. */
 class CornerDetector {
 public:
-  /* Detects on `in` and waits on `stream` for the list (strongest first).
-   * The response map and its maximum stay on the device for
-   * normalized_response until the next call. */
+  /* Queues the whole detection of `in` on `stream` and returns at once.
+   * The response map and its maximum stay on the device (normalized_response,
+   * draw_detected) until the next call; collect () gives the list. */
+  CudaStatus enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+      cudaStream_t stream);
+
+  /* Waits for the last enqueue's list (strongest first). The list's
+   * one copy to the host is done by the GPU, into pinned memory; only when
+   * it outgrew that buffer (the first frames) a second copy follows. */
+  CudaStatus collect (std::vector<Corner> * corners);
+
+  /* enqueue, then collect. */
   CudaStatus detect (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
       cudaStream_t stream, std::vector<Corner> * corners);
+
+  /* The selection alone, on a response map the caller made (tests:
+   * adversarial maps); `max_response` is its maximum. Then collect (). */
+  CudaStatus enqueue_selection (ImageView<const float> response, float max_response, const CornerDetectParams & p,
+      const LaunchPolicy & policy, cudaStream_t stream);
 
   /* The last detection's response normalized into `dst` (GRAY8, same size).
    * Asynchronous. */
   CudaStatus normalized_response (Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;
 
-  /* Marks `corners` on `frame` (corner_marker.h): red on a 4-byte RGB
-   * layout, white on GRAY8. Asynchronous; the list goes through pinned
-   * memory that the next detect (which waits on the stream) may reuse. */
+  /* Marks the last enqueued detection's corners on `frame`
+   * (corner_marker.h) from the device list, without waiting for it: red on
+   * a 4-byte RGB layout, white on GRAY8. Asynchronous. */
+  CudaStatus draw_detected (Image8 frame, bool gray, PackedRgb layout, const LaunchPolicy & policy,
+      cudaStream_t stream);
+
+  /* Marks `corners` (a host list) on `frame`. Asynchronous; the list goes
+   * through pinned memory that the next draw (after a wait on the stream)
+   * may reuse. */
   CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners,
       const LaunchPolicy & policy, cudaStream_t stream);
 
   /* The last frame's response map on the device. */
   ImageF response () const { return response_view_; }
-  /* Candidates of the last frame before the min-distance pass. */
+  /* Candidates (after the 3x3 test) of the last collected frame. */
   size_t candidate_count () const { return candidates_; }
+
+  /* Tests: force one ordering path of the selection. */
+  void force_order (CornerOrder o) { selection_.force_order (o); }
 
   void release ();
 
 private:
+  CudaStatus enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream);
+
   DeviceBuffer response_;
-  DeviceBuffer scalars_; /* [0] max (ordered), [1] candidate count */
-  DeviceBuffer keys_, sorted_, sort_temp_;
-  DeviceBuffer draw_list_;
-  PinnedBuffer host_scalars_, host_keys_, host_draw_;
-  size_t key_capacity_ = 0;
-  size_t sort_temp_bytes_ = 0;
+  DeviceBuffer scalars_; /* [0] the maximum (float_to_ordered) */
+  CornerSelection selection_;
+  PinnedBuffer host_list_; /* CornerListHeader, then the corners */
+  size_t host_capacity_ = 0;
+  Event listed_;           /* recorded after the list's kernel */
+  cudaStream_t stream_ = nullptr;
+  bool pending_ = false;   /* an enqueue to collect */
+  bool empty_ = false;     /* that enqueue lists nothing (frame under 3x3) */
+  DeviceBuffer draw_list_; /* draw (): count, then the corners */
+  PinnedBuffer host_draw_;
   ImageF response_view_;
   size_t candidates_ = 0;
 };

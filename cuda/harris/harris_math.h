@@ -245,4 +245,39 @@ corner_key_index (uint64_t key)
   return (uint32_t) key;
 }
 
+/* The device's sort key: the same order as corner_key, with the position
+ * as (y << 16) | x instead of y * width + x. For x < width <= 65536 both
+ * order pixels alike (row first, then column), and the position comes back
+ * without a division. Candidates are positive responses (above a threshold
+ * that is at least 0), so a key is never 0: 0 marks "none". */
+CV_HD uint64_t
+corner_key_yx (float value, int x, int y)
+{
+  return ((uint64_t) float_to_ordered (value) << 32) | ((uint32_t) y << 16) | (uint32_t) x;
+}
+
+CV_HD int
+corner_key_x (uint64_t key)
+{
+  return (int) (key & 0xffffu);
+}
+
+CV_HD int
+corner_key_y (uint64_t key)
+{
+  return (int) ((key >> 16) & 0xffffu);
+}
+
+/* goodFeaturesToTrack's distance test between integer positions: dx and dy
+ * as floats, dx*dx + dy*dy in float, compared in double with the squared
+ * minimum distance (OpenCV squares minDistance in double). True when the
+ * two are too close, i.e. the weaker one is suppressed. The float sum
+ * grows with |dx| and |dy|, which the cell pruning relies on. */
+CV_HD bool
+corners_too_close (int dx, int dy, double min_d2)
+{
+  const float fx = (float) dx, fy = (float) dy;
+  return (double) add_rn (mul_rn (fx, fx), mul_rn (fy, fy)) < min_d2;
+}
+
 }  // namespace cudavision

@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "test_util.h"
 
+#include "../../cuda/harris/corner_cells.h"
 #include "../../cuda/harris/harris_math.h"
 
 #include "gstcvkeypointsmeta.h"
@@ -14,6 +15,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
+#include <random>
+#include <stdexcept>
 #include <sstream>
 
 namespace cvtest {
@@ -113,6 +117,205 @@ model_corners (const cv::Mat & r, const CornerDetectParams & p)
   return cudavision::select_corners (sorted.data (), sorted.size (), r.cols, r.rows, p.min_distance, p.max_corners);
 }
 
+
+namespace {
+
+/* corner_cells.h's accesses on the host: plain memory, one thread. */
+struct HostCells {
+  const cudavision::CellGrid & g;
+  std::vector<uint64_t> keys, frontier, kept, out;
+  std::vector<uint32_t> counts;
+  std::vector<cudavision::CellState> states;
+  int budget = 0;
+  bool limited = false;
+
+  bool pause ()
+  {
+    if (!limited)
+      return false;
+    if (budget <= 0)
+      return true;
+    budget--;
+    return false;
+  }
+  cudavision::CellState state (int c) const { return states[c]; }
+  void set_state (int c, cudavision::CellState st) { states[c] = st; }
+  uint32_t count (int c) const { return counts[c]; }
+  uint64_t key (int c, uint32_t i) const { return keys[(size_t) c * g.key_slots () + i]; }
+  uint64_t frontier_acquire (int c) const { return frontier[c]; }
+  void frontier_release (int c, uint64_t v) { frontier[c] = v; }
+  uint64_t kept_acquire (int c, int j) const { return kept[(size_t) c * g.kept_slots + j]; }
+  void kept_release (int c, int j, uint64_t v) { kept[(size_t) c * g.kept_slots + j] = v; }
+  void kept_relaxed_store (int c, int j, uint64_t v) { kept[(size_t) c * g.kept_slots + j] = v; }
+  void emit (uint64_t k) { out.push_back (k); }
+};
+
+}  // namespace
+
+std::vector<Corner>
+cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, int steps)
+{
+  if (r.cols < 3 || r.rows < 3)
+    return {};
+  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
+  double maxv = 0;
+  cv::minMaxLoc (r, nullptr, &maxv);
+  const float thresh = cudavision::corner_threshold ((float) maxv, p.quality_level);
+  std::vector<std::vector<uint64_t>> per_cell ((size_t) g.cells ());
+  std::vector<uint64_t> kept;
+  for (int y = 1; y < r.rows - 1; y++) {
+    for (int x = 1; x < r.cols - 1; x++) {
+      float v;
+      auto at = [&] (int i, int j) { return r.at<float> (y + j, x + i); };
+      if (!cudavision::is_corner_candidate (at, thresh, &v))
+        continue;
+      const uint64_t k = cudavision::corner_key_yx (v, x, y);
+      if (g.all)
+        kept.push_back (k);
+      else
+        per_cell[(size_t) (y >> g.shift) * g.cols + (x >> g.shift)].push_back (k);
+    }
+  }
+  if (!g.all) {
+    HostCells m { g };
+    /* stale slots hold keys above every real one: reading one shows */
+    m.keys.assign ((size_t) g.cells () * g.key_slots (), ~0ull);
+    m.kept.assign ((size_t) g.cells () * g.kept_slots, ~0ull);
+    m.frontier.assign ((size_t) g.cells (), ~0ull);
+    m.counts.assign ((size_t) g.cells (), 0);
+    m.states.assign ((size_t) g.cells (), { 0, 0 });
+    for (int c = 0; c < g.cells (); c++) {
+      std::vector<uint64_t> & v = per_cell[c];
+      std::sort (v.begin (), v.end (), std::greater<uint64_t> ());
+      std::copy (v.begin (), v.end (), m.keys.begin () + (size_t) c * g.key_slots ());
+      m.counts[c] = (uint32_t) v.size ();
+      m.frontier[c] = v.empty () ? 0 : v[0];
+      m.kept[(size_t) c * g.kept_slots] = 0;
+    }
+    std::vector<int> order ((size_t) g.cells ());
+    std::iota (order.begin (), order.end (), 0);
+    std::mt19937 rng (seed);
+    for (;;) {
+      std::shuffle (order.begin (), order.end (), rng);
+      bool waiting = false, moved = false;
+      for (int c : order) {
+        m.limited = steps > 0;
+        m.budget = steps;
+        if (cudavision::advance_cell (g, m, c, &moved) == cudavision::CellWalk::Waiting)
+          waiting = true;
+      }
+      if (!waiting)
+        break;
+      if (!moved)
+        throw std::runtime_error ("cells_corners: no cell can advance");
+    }
+    kept = m.out;
+  }
+  std::sort (kept.begin (), kept.end (), std::greater<uint64_t> ());
+  if (p.max_corners > 0 && kept.size () > (size_t) p.max_corners)
+    kept.resize ((size_t) p.max_corners);
+  std::vector<Corner> out;
+  for (uint64_t k : kept)
+    out.push_back ({ (float) cudavision::corner_key_x (k), (float) cudavision::corner_key_y (k),
+        cudavision::corner_key_value (k) });
+  return out;
+}
+
+cv::Mat
+tie_pattern_image (int width, int height)
+{
+  cv::Mat g (height, width, CV_8UC1, cv::Scalar (20));
+  std::mt19937 rng (3);
+  for (int y = 6; y + 12 < height; y += 11 + (int) (rng () % 9))
+    for (int x = 6; x + 12 < width; x += 11 + (int) (rng () % 9))
+      g (cv::Rect (x, y, 6, 6)) = 230;
+  return g;
+}
+
+std::vector<StressMap>
+selection_stress_maps (double d)
+{
+  std::vector<StressMap> maps;
+  const int w = 320, h = 240;
+  const int step = std::max (2, (int) std::lround (0.8 * d)); /* peaks that each suppress the next */
+  {
+    /* chains: horizontal, vertical and diagonal, weakening along their
+     * length, so each decision waits for the one before */
+    cv::Mat m (h, w, CV_32F, cv::Scalar (0));
+    float v = 100000;
+    for (int y = 3; y < h - 3; y += 37)
+      for (int x = 2 + y % 5; x < w - 2; x += step)
+        m.at<float> (y, x) = v--;
+    for (int x = 7; x < w - 3; x += 53)
+      for (int y = h - 3; y >= 2; y -= step)
+        m.at<float> (y, x) = v--;
+    for (int i = 2; i < std::min (w, h) - 2; i += step)
+      m.at<float> (i, i + 40) = v--;
+    maps.push_back ({ "chains", m });
+  }
+  {
+    /* ties: isolated peaks of two values on a jittered lattice */
+    cv::Mat m (h, w, CV_32F, cv::Scalar (0));
+    std::mt19937 rng (5);
+    for (int y = 2; y < h - 2; y += 3)
+      for (int x = 2; x < w - 2; x += 3)
+        if (rng () % 3)
+          m.at<float> (y, x) = (rng () % 2) ? 2.f : 1.f;
+    maps.push_back ({ "ties", m });
+  }
+  {
+    /* plateaus: blocks of equal values, every pixel a candidate */
+    cv::Mat m (h, w, CV_32F, cv::Scalar (0));
+    m (cv::Rect (10, 10, 70, 50)) = 7.f;
+    m (cv::Rect (150, 30, 40, 90)) = 7.f;
+    m (cv::Rect (60, 120, 120, 100)) = 9.f;
+    m (cv::Rect (250, 150, 1, 60)) = 9.f;
+    maps.push_back ({ "plateaus", m });
+  }
+  {
+    /* pairs at squared distances just below, at and above d², strongest
+     * second in raster order, around cell corners of 16, 32 and 64 */
+    cv::Mat m (h, w, CV_32F, cv::Scalar (0));
+    const int d2 = (int) std::ceil (d * d);
+    std::vector<std::pair<int, int>> offsets;
+    for (int target : { d2 - 1, d2, d2 + 1 })
+      for (int dx = 0; dx * dx <= target; dx++) {
+        const int dy = (int) std::lround (std::sqrt ((double) (target - dx * dx)));
+        if (dx * dx + dy * dy == target) {
+          offsets.push_back ({ dx, dy });
+          break;
+        }
+      }
+    float v = 1000;
+    int i = 0;
+    for (int cy = 16; cy < h - 16; cy += 32)
+      for (int cx = 16; cx < w - 16; cx += 32) {
+        const auto o = offsets.empty () ? std::pair<int, int> { 1, 1 } : offsets[i++ % offsets.size ()];
+        const int x0 = cx - o.first / 2, y0 = cy - o.second / 2;
+        const int x1 = x0 + o.first, y1 = y0 + o.second;
+        if (x0 < 2 || y0 < 2 || x1 >= w - 2 || y1 >= h - 2)
+          continue;
+        m.at<float> (y0, x0) = v - 1;
+        m.at<float> (y1, x1) = v;
+        v -= 3;
+      }
+    maps.push_back ({ "distance-edges", m });
+  }
+  {
+    /* dense random peaks, as on noise */
+    cv::Mat m (h, w, CV_32F);
+    cv::randu (m, 0.f, 1.f);
+    maps.push_back ({ "dense", m });
+    /* the same quantized: ties and small plateaus everywhere */
+    cv::Mat q (h, w, CV_32F);
+    std::mt19937 rng (9);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        q.at<float> (y, x) = (float) (1 + rng () % 4);
+    maps.push_back ({ "dense-quantized", q });
+  }
+  return maps;
+}
 
 CornerParams
 corner_params (CornerMethod m, int block, int aperture, double k)

@@ -42,6 +42,33 @@ cv::Mat model_response (const cv::Mat & gray, const cudavision::CornerParams & p
  * keys in descending order, and select_corners. */
 std::vector<cudavision::Corner> model_corners (const cv::Mat & response, const cudavision::CornerDetectParams & p);
 
+/* The device's selection (cuda/harris/corner_cells.h, the same code) run
+ * on the host: cells filled as the candidate kernel fills them, walked by a
+ * scheduler that visits them in shuffled orders (`seed`) and lets each
+ * decide at most `steps` candidates per visit (0: as many as it can), then
+ * ordered and cut at max_corners as the list kernel does. A schedule that
+ * stops advancing fails (throws): the walk must never deadlock. */
+std::vector<cudavision::Corner> cells_corners (const cv::Mat & response, const cudavision::CornerDetectParams & p,
+    unsigned seed, int steps);
+
+/* Response maps (CV_32F) that stress the selection: long chains of
+ * candidates each suppressing the next, equal responses (ties go to the
+ * later raster position), plateaus where every pixel is a candidate,
+ * corners exactly at and just inside the minimum distance across cell
+ * borders, dense random peaks. `d` is the minimum distance they are built
+ * around. */
+struct StressMap {
+  std::string name;
+  cv::Mat map;
+};
+std::vector<StressMap> selection_stress_maps (double d);
+
+/* A GRAY8 frame of identical squares at irregular spacings (some closer
+ * than the default minimum distance): every square gives the same
+ * responses, so the corner list is decided by goodFeaturesToTrack's tie
+ * order (equal responses: the later raster position first). */
+cv::Mat tie_pattern_image (int width, int height);
+
 /* max |a - b| / max |ref| over the frame (0 when both are all zero): the
  * "relative error" of a response map, which is relative to the frame's
  * scale because single pixels cross zero. */

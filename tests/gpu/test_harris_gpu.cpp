@@ -1,7 +1,9 @@
 /* cudaharris on the GPU: the response kernel against cv::cornerHarris /
  * cv::cornerMinEigenVal (relative error <= 1e-4) called directly on device
  * buffers and through the element; the corner list against
- * cv::goodFeaturesToTrack (>= 95% within 1 px, both ways); left01's
+ * cv::goodFeaturesToTrack (>= 95% within 1 px, both ways); the device
+ * selection identical to the greedy (the host model) on real images, noise,
+ * 1080p frames and adversarial maps, through both ordering paths; left01's
  * chessboard; sizes from 1x1 to 1080p; every block-sizing mode giving
  * identical results; drawing, messages and device-memory output.
  * Skips (exit 77) without a CUDA device. */
@@ -279,6 +281,126 @@ TEST_F (HarrisDevice, EveryBlockSizingModeIdentical)
         EXPECT_EQ (diff_corner_lists (detect (in, p, pols[i]), ref), "") << name << " policy " << i;
       }
     }
+  }
+}
+
+/* Strip and warp edges of the response kernel: widths around its 28-,
+ * 26-, ... column warps and heights around its 8-, 16-, 32-row strips,
+ * every aperture and block, GRAY8 and RGBA: bit for bit the model. */
+TEST_F (HarrisDevice, KernelIsTheHostModelOnStripEdges)
+{
+  const auto pol = policy ();
+  const cv::Size sizes[] = { { 27, 17 }, { 28, 16 }, { 29, 33 }, { 57, 15 }, { 5, 65 }, { 200, 7 }, { 130, 131 } };
+  for (const cv::Size & sz : sizes) {
+    const cv::Mat rgb = random_rgb (sz.width, sz.height, 100 + sz.area ());
+    cv::Mat g, rgba;
+    cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+    cv::cvtColor (rgb, rgba, cv::COLOR_RGB2RGBA);
+    cudavision::DeviceBuffer b1, b2;
+    const cudavision::CornerInput gin { upload (g, b1), true };
+    const cudavision::CornerInput rin { upload (rgba, b2), false, cudavision::PackedRgb::RGBA };
+    for (int ap : { 3, 5, 7 })
+      for (int block = 2; block <= 7; block++) {
+        const CornerParams p = corner_params (block % 2 ? CornerMethod::Harris : CornerMethod::ShiTomasi, block, ap);
+        const cv::Mat model = model_response (g, p);
+        const std::string what = std::to_string (sz.width) + "x" + std::to_string (sz.height) + " " + describe (p);
+        EXPECT_EQ (cv::countNonZero (response (gin, p, pol) != model), 0) << what;
+        EXPECT_EQ (cv::countNonZero (response (rin, p, pol) != model), 0) << what << " RGBA";
+      }
+  }
+}
+
+/* The device selection is the greedy, exactly (positions, order,
+ * scores): on the model's response of real images, noise and the tie
+ * pattern, across minimum distances (every cell size, several rings, none),
+ * quality levels and max_corners. */
+TEST_F (HarrisDevice, DetectorIsTheGreedyExactly)
+{
+  const auto pol = policy ();
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const auto & path : test_images ())
+    frames.push_back ({ path, load_gray (path) });
+  cv::Mat noise;
+  cv::cvtColor (random_rgb (640, 480, 77), noise, cv::COLOR_RGB2GRAY);
+  frames.push_back ({ "noise", noise });
+  frames.push_back ({ "tie pattern", tie_pattern_image (400, 300) });
+  for (const auto & [name, g] : frames) {
+    cudavision::DeviceBuffer buf;
+    const cudavision::CornerInput in { upload (g, buf), true };
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      const cv::Mat model = model_response (g, corner_params (m, 3, 3));
+      for (double d : { 0.5, 1.0, 3.7, 10.0, 16.5, 40.0, 100.0 })
+        for (double q : { 0.01, 0.05 })
+          for (int max_corners : { 0, 50 }) {
+            CornerDetectParams p;
+            p.corner = corner_params (m, 3, 3);
+            p.min_distance = d;
+            p.quality_level = q;
+            p.max_corners = max_corners;
+            EXPECT_EQ (diff_corner_lists (detect (in, p, pol), model_corners (model, p)), "")
+                << name << " " << describe (p.corner) << " d " << d << " q " << q << " max " << max_corners;
+          }
+    }
+  }
+}
+
+/* Adversarial response maps straight into the selection: suppression
+ * chains, ties, plateaus, exact-distance pairs across cell borders, dense
+ * peaks; both ordering paths. */
+TEST_F (HarrisDevice, SelectionOnStressMaps)
+{
+  const auto pol = policy ();
+  for (double d : { 0.5, 1.0, 2.0, 3.7, 10.0, 10.5, 16.0, 17.0, 31.5, 40.0, 70.0 }) {
+    for (const StressMap & sm : selection_stress_maps (d)) {
+      cudavision::DeviceBuffer buf;
+      const cudavision::ConstImage8 raw = upload (sm.map, buf);
+      const cudavision::ImageView<const float> r { reinterpret_cast<const float *> (raw.data), raw.pitch, sm.map.cols,
+        sm.map.rows };
+      double maxv = 0;
+      cv::minMaxLoc (sm.map, nullptr, &maxv);
+      for (auto order : { cudavision::CornerOrder::Tiles, cudavision::CornerOrder::RadixSort })
+        for (int max_corners : { 0, 7 }) {
+          CornerDetectParams p;
+          p.min_distance = d;
+          p.max_corners = max_corners;
+          detector.force_order (order);
+          std::vector<Corner> got;
+          ASSERT_TRUE (detector.enqueue_selection (r, (float) maxv, p, pol, stream.get ()).ok ());
+          ASSERT_TRUE (detector.collect (&got).ok ());
+          EXPECT_EQ (diff_corner_lists (got, model_corners (sm.map, p)), "")
+              << sm.name << " d " << d << " max " << max_corners
+              << (order == cudavision::CornerOrder::Tiles ? " tiles" : " radix sort");
+        }
+    }
+  }
+}
+
+/* 1080p noise: thousands of kept corners over many sort tiles (d 10), and
+ * every candidate kept (d 0.5: the padded radix sort, then tiles forced),
+ * lists longer than the first host buffer. */
+TEST_F (HarrisDevice, LargeListsBothOrderPaths)
+{
+  const auto pol = policy ();
+  cv::Mat g;
+  cv::cvtColor (random_rgb (1920, 1080, 5), g, cv::COLOR_RGB2GRAY);
+  cudavision::DeviceBuffer buf;
+  const cudavision::CornerInput in { upload (g, buf), true };
+  const cv::Mat model = model_response (g, CornerParams ());
+  for (auto order : { cudavision::CornerOrder::Auto, cudavision::CornerOrder::Tiles,
+           cudavision::CornerOrder::RadixSort }) {
+    detector.force_order (order);
+    for (double d : { 0.5, 10.0 })
+      for (int max_corners : { 0, 1000 }) {
+        CornerDetectParams p;
+        p.min_distance = d;
+        p.max_corners = max_corners;
+        const auto want = model_corners (model, p);
+        const auto got = detect (in, p, pol);
+        EXPECT_EQ (diff_corner_lists (got, want), "") << "d " << d << " max " << max_corners << " order " << (int) order;
+        if (max_corners == 0 && d < 1) {
+          EXPECT_GT (got.size (), 50000u); /* beyond the first host buffer */
+        }
+      }
   }
 }
 

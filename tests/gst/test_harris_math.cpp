@@ -1,6 +1,8 @@
-/* The corner detector's arithmetic (cuda/harris_math.h, shared with the
- * kernels) and its host selection pass (cuda/corner_select.h) against
- * OpenCV, on the CPU: runs in CI without a GPU.
+/* The corner detector's arithmetic (cuda/harris/harris_math.h, shared
+ * with the kernels), the greedy selection (cuda/harris/corner_select.h)
+ * and the device's parallel selection (cuda/harris/corner_cells.h, the
+ * kernel's own code run by a host scheduler) against OpenCV and against
+ * each other, on the CPU: runs in CI without a GPU.
  *
  * model_response (tests/common/harris_ref.h) walks the kernel's steps in
  * the kernel's order with the same functions, so border handling and
@@ -11,6 +13,7 @@
 
 #include "../../cuda/harris/corner_marker.h"
 #include "../../cuda/harris/harris_math.h"
+#include "../../cuda/harris/corner_cells.h"
 #include "../../cuda/harris/corner_select.h"
 
 #include <gtest/gtest.h>
@@ -151,6 +154,116 @@ TEST (HarrisMath, EmulatedPipelineFindsOpenCVsCorners)
       EXPECT_GE (recall (ref, got, 1.0), 0.95) << path << " " << describe (p.corner) << " (extra corners)";
     }
   }
+}
+
+/* Equal responses: goodFeaturesToTrack sorts pointers into its response
+ * map, equal values the higher address (later raster position) first;
+ * the keys give that order, on a frame of identical squares. */
+TEST (HarrisMath, TiesGoToTheLaterPosition)
+{
+  const cv::Mat g = tie_pattern_image (400, 300);
+  for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
+    for (double d : { 0.0, 4.0, 10.0, 17.0 })
+      for (int max_corners : { 0, 40 }) {
+        CornerDetectParams p;
+        p.corner = corner_params (m, 3, 3);
+        p.min_distance = d;
+        p.max_corners = max_corners;
+        const auto ref = opencv_corners (g, p);
+        ASSERT_FALSE (ref.empty ());
+        const cv::Mat r = opencv_response (g, p.corner);
+        EXPECT_EQ (diff_corner_lists (model_corners (r, p), ref), "") << describe (p.corner) << " d " << d;
+        EXPECT_EQ (diff_corner_lists (cells_corners (r, p, 1, 0), ref), "") << describe (p.corner) << " d " << d;
+      }
+}
+
+namespace {
+
+/* The parallel selection against the greedy on one map, under three
+ * schedules: whole walks in shuffled order, one decision per visit, three. */
+void
+expect_cells_are_greedy (const cv::Mat & r, const CornerDetectParams & p, const std::string & what)
+{
+  const auto want = model_corners (r, p);
+  const std::pair<unsigned, int> schedules[] = { { 1, 0 }, { 2, 1 }, { 3, 3 } };
+  for (const auto & [seed, steps] : schedules) {
+    std::vector<Corner> got;
+    ASSERT_NO_THROW (got = cells_corners (r, p, seed, steps)) << what;
+    EXPECT_EQ (diff_corner_lists (got, want), "") << what << " schedule " << seed << "/" << steps;
+  }
+}
+
+}  // namespace
+
+/* The device's cell walk (corner_cells.h) gives the greedy's list exactly:
+ * real responses, minimum distances across the cell sizes (16, 32, 64 and
+ * several rings of cells), and max_corners. */
+TEST (HarrisMath, CellSelectionIsTheGreedyOnImages)
+{
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const auto & path : test_images ())
+    frames.push_back ({ path, load_gray (path) });
+  cv::Mat noise;
+  cv::cvtColor (random_rgb (640, 480, 21), noise, cv::COLOR_RGB2GRAY);
+  frames.push_back ({ "noise 640x480", noise });
+  for (const auto & [name, g] : frames) {
+    for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
+      const cv::Mat r = opencv_response (g, corner_params (m, 3, 3));
+      for (double d : { 0.5, 1.0, 1.5, 2.3, 3.7, 10.0, 10.5, 16.0, 16.5, 25.0, 33.0, 64.5, 70.0, 150.0 })
+        for (int max_corners : { 0, 25 }) {
+          CornerDetectParams p;
+          p.corner = corner_params (m, 3, 3);
+          p.min_distance = d;
+          p.max_corners = max_corners;
+          expect_cells_are_greedy (r, p,
+              name + " " + describe (p.corner) + " d " + std::to_string (d) + " max " + std::to_string (max_corners));
+        }
+    }
+  }
+}
+
+/* The same on maps built to break it: long suppression chains, ties,
+ * plateaus, pairs at the exact distance across cell borders, dense peaks. */
+TEST (HarrisMath, CellSelectionIsTheGreedyOnStressMaps)
+{
+  for (double d : { 1.0, 2.0, 3.7, 10.0, 10.5, 16.0, 17.0, 31.5, 40.0, 70.0 })
+    for (const StressMap & s : selection_stress_maps (d))
+      for (int max_corners : { 0, 7 }) {
+        CornerDetectParams p;
+        p.min_distance = d;
+        p.max_corners = max_corners;
+        for (double q : { 0.01, 0.5 }) {
+          p.quality_level = q;
+          expect_cells_are_greedy (s.map, p,
+              s.name + " d " + std::to_string (d) + " max " + std::to_string (max_corners) + " q " + std::to_string (q));
+        }
+      }
+}
+
+/* The cell geometry: cells at least min_distance wide, enough rings, and
+ * the kept bounds hold on the densest layout (a corner on every pixel the
+ * distance allows). */
+TEST (HarrisMath, CellGridBounds)
+{
+  for (double d : { 1.0, 1.4, 2.0, 7.5, 10.0, 16.0, 16.01, 32.0, 50.0, 64.0, 65.0, 300.0 }) {
+    const cudavision::CellGrid g = cudavision::make_cell_grid (500, 400, d);
+    ASSERT_FALSE (g.all);
+    EXPECT_GE (g.side () * g.rings, d) << d;
+    EXPECT_GE (g.side (), std::min (d, 64.0)) << d;
+    /* greedy on a plateau: every pixel a candidate, the tightest packing */
+    cv::Mat flat (400, 500, CV_32F, cv::Scalar (1));
+    CornerDetectParams p;
+    p.min_distance = d;
+    const auto kept = model_corners (flat, p);
+    EXPECT_LE (kept.size (), cudavision::kept_bound (g)) << d;
+    std::vector<int> per_cell (g.cells ());
+    for (const Corner & c : kept)
+      per_cell[((int) c.y >> g.shift) * g.cols + ((int) c.x >> g.shift)]++;
+    EXPECT_LT (*std::max_element (per_cell.begin (), per_cell.end ()), g.kept_slots) << d;
+    EXPECT_EQ (diff_corner_lists (cells_corners (flat, p, 4, 2), kept), "") << d;
+  }
+  EXPECT_TRUE (cudavision::make_cell_grid (100, 100, 0.99).all);
+  EXPECT_EQ (cudavision::kept_bound (cudavision::make_cell_grid (100, 100, 0.5)), 98u * 98u);
 }
 
 TEST (HarrisMath, MarkerIsACross)

@@ -43,12 +43,14 @@ const RegisterTunable normalize ({ corner_normalize_traits ().name, &corner_norm
     } });
 
 /* The candidate kernel has no launcher of its own: it runs inside
- * CornerDetector::detect, after the (fixed) response kernel and before a
- * wait for the candidate count. With quality level 1 no pixel passes the
- * strict threshold (the maximum itself is not above it), so detect returns
- * after that first wait: the timed segment is the candidate kernel plus the
- * 4-byte count copy and the host's wake-up, the same for every shape.
- * Every pixel is still read and compared, as most of a real frame's are. */
+ * CornerDetector::detect, after the (fixed) response kernel, followed by
+ * the selection, the ordering and the list (corner_selection.h) and one
+ * wait for the list. With quality level 1 no pixel passes the strict
+ * threshold (the maximum itself is not above it), so what follows the
+ * candidate kernel finds empty cells and an empty list: the timed segment
+ * is the candidate kernel plus that short tail and the host's wake-up, the
+ * same for every shape. Every pixel is still read and compared, as most of
+ * a real frame's are. */
 const RegisterTunable candidates ({ corner_candidates_traits ().name, &corner_candidates_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       CornerDetectParams d;
@@ -56,7 +58,7 @@ const RegisterTunable candidates ({ corner_candidates_traits ().name, &corner_ca
       std::vector<Corner> corners;
       return detector (in).detect ({ in.src8 (w, h, 1), true }, d, p, s, &corners);
     },
-    {}, "timed inside CornerDetector::detect: includes the candidate count's copy and the host wake-up" });
+    {}, "timed inside CornerDetector::detect: includes the (empty) selection after it and the host wake-up" });
 
 /* A textured frame's corners: one per 16x16 cell, at its centre (the
  * default min distance, 10, allows about one per 10x10). */

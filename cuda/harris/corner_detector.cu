@@ -1,0 +1,301 @@
+/* cudavision — CornerDetector (harris.h describes the steps), and the
+ * kernels that follow a detection: the normalized response map and the
+ * corner marks. */
+#include "corner_marker.h"
+#include "harris.h"
+#include "../common/launch_util.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace cudavision {
+namespace {
+
+__global__ void
+corner_normalize_kernel (const float *__restrict__ resp, size_t resp_pitch, const uint32_t *__restrict__ max_ordered,
+    uint8_t *__restrict__ dst, size_t dst_pitch, int w, int h)
+{
+  const float maxv = ordered_to_float (*max_ordered);
+  /* OpenCV's convertTo takes the scale as float */
+  const float s = maxv > 0.f ? (float) (255.0 / (double) maxv) : 0.f;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= w)
+    return;
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+    const float r = reinterpret_cast<const float *> (reinterpret_cast<const char *> (resp) + (size_t) y * resp_pitch)[x];
+    const int q = __float2int_rn (r * s); /* cvRound: half to even */
+    dst[(size_t) y * dst_pitch + x] = (uint8_t) min (255, max (0, q));
+  }
+}
+
+/* One thread per (corner, marker pixel). Overlapping marks write the same
+ * colour, so the races are benign. */
+__global__ void
+corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch,
+    int w, int h, int channels, int ro, int go, int bo)
+{
+  const long total = (long) *count * kCornerMarkerPixels;
+  for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < total; i += (long) gridDim.x * blockDim.x) {
+    const int c = (int) (i / kCornerMarkerPixels), k = (int) (i - (long) c * kCornerMarkerPixels);
+    int dx, dy;
+    corner_marker_offset (k, &dx, &dy);
+    const int x = (int) pts[c].x + dx, y = (int) pts[c].y + dy;
+    if (x < 0 || y < 0 || x >= w || y >= h)
+      continue;
+    paint_marker_pixel (frame + (size_t) y * pitch + (size_t) x * channels, channels, ro, go, bo);
+  }
+}
+
+KernelTraits
+make_traits (const char *name, BlockShape shape, bool two_d, unsigned ipt_y, bool fixed, unsigned load_bytes = 4,
+    unsigned store_bytes = 4)
+{
+  KernelTraits t;
+  t.name = name;
+  t.static_block = shape;
+  t.two_d = two_d;
+  t.items_per_thread_y = ipt_y;
+  t.fixed_block = fixed;
+  t.load_bytes_per_item = load_bytes;
+  t.store_bytes_per_item = store_bytes;
+  return t;
+}
+
+}  // namespace
+
+const KernelTraits &
+corner_normalize_traits ()
+{
+  /* A float response in, a byte out. */
+  static const KernelTraits t = make_traits ("harris.normalize", { 32, 8 }, true, 1, false, 4, 1);
+  return t;
+}
+
+const KernelTraits &
+corner_draw_traits ()
+{
+  static const KernelTraits t = make_traits ("harris.draw", { 256, 1 }, false, 1, false);
+  return t;
+}
+
+CudaStatus
+corner_normalize (ImageView<const float> response, const uint32_t * max_ordered, Image8 dst,
+    const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (response.width <= 0 || response.height <= 0)
+    return {};
+  const LaunchConfig c = policy.choose (corner_normalize_traits (), cached_resources (corner_normalize_kernel),
+      response.width, response.height);
+  corner_normalize_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (response.data, response.pitch, max_ordered,
+      dst.data, dst.pitch, response.width, response.height);
+  CV_CUDA_TRY_LAUNCH ("corner_normalize_kernel");
+  return {};
+}
+
+
+static CudaStatus
+ensure_pinned (PinnedBuffer & b, size_t bytes)
+{
+  return bytes <= b.size () ? CudaStatus {} : b.allocate (bytes);
+}
+
+/* Host list slots to start with: enough for most frames; collect () grows
+ * it to what a frame needed. */
+constexpr size_t kInitialHostCorners = 16384;
+
+CudaStatus
+CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+    cudaStream_t stream)
+{
+  pending_ = false;
+  candidates_ = 0;
+  response_view_ = {};
+  const int w = in.image.width, h = in.image.height;
+  if (w <= 0 || h <= 0)
+    return {};
+  const size_t pitch = aligned_pitch ((size_t) w * sizeof (float));
+  CudaStatus s = response_.ensure (pitch * h);
+  if (s.ok ())
+    s = scalars_.ensure (sizeof (uint32_t));
+  if (!s.ok ())
+    return s;
+  response_view_ = { response_.as<float> (), pitch, w, h };
+  CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), stream));
+  s = corner_response (in, response_view_, p.corner, policy, stream, scalars_.as<uint32_t> ());
+  if (!s.ok ())
+    return s;
+  return enqueue_list (p, policy, stream);
+}
+
+CudaStatus
+CornerDetector::enqueue_selection (ImageView<const float> response, float max_response, const CornerDetectParams & p,
+    const LaunchPolicy & policy, cudaStream_t stream)
+{
+  pending_ = false;
+  candidates_ = 0;
+  response_view_ = { const_cast<float *> (response.data), response.pitch, response.width, response.height };
+  if (response.width <= 0 || response.height <= 0)
+    return {};
+  CudaStatus s = scalars_.ensure (sizeof (uint32_t));
+  if (!s.ok ())
+    return s;
+  s = ensure_pinned (host_draw_, sizeof (uint32_t));
+  if (!s.ok ())
+    return s;
+  /* through pinned memory: the copy must not read a stack variable late */
+  CV_CUDA_TRY (cudaStreamSynchronize (stream));
+  *static_cast<uint32_t *> (host_draw_.get ()) = float_to_ordered (max_response);
+  CV_CUDA_TRY (cudaMemcpyAsync (scalars_.get (), host_draw_.get (), sizeof (uint32_t), cudaMemcpyHostToDevice, stream));
+  return enqueue_list (p, policy, stream);
+}
+
+CudaStatus
+CornerDetector::enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  stream_ = stream;
+  const int w = response_view_.width, h = response_view_.height;
+  empty_ = w < 3 || h < 3; /* goodFeaturesToTrack looks at interior pixels only */
+  if (empty_) {
+    pending_ = true;
+    return {};
+  }
+  if (!listed_.get ()) {
+    CudaStatus s = listed_.create ();
+    if (!s.ok ())
+      return s;
+  }
+  if (host_capacity_ == 0) {
+    CudaStatus s = host_list_.allocate (sizeof (CornerListHeader) + kInitialHostCorners * sizeof (Corner));
+    if (!s.ok ())
+      return s;
+    host_capacity_ = kInitialHostCorners;
+  }
+  CudaStatus s = selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (),
+      p, policy, stream, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
+  if (!s.ok ())
+    return s;
+  CV_CUDA_TRY (cudaEventRecord (listed_.get (), stream));
+  pending_ = true;
+  return {};
+}
+
+CudaStatus
+CornerDetector::collect (std::vector<Corner> * corners)
+{
+  corners->clear ();
+  if (!pending_)
+    return {};
+  pending_ = false;
+  if (empty_)
+    return {};
+  CV_CUDA_TRY (cudaEventSynchronize (listed_.get ()));
+  const CornerListHeader head = *static_cast<const CornerListHeader *> (host_list_.get ());
+  candidates_ = head.candidates;
+  const size_t n = head.count;
+  if (n > host_capacity_) {
+    /* outgrown: a bigger buffer for the next frames, and this list copied */
+    size_t cap = host_capacity_;
+    while (cap < n)
+      cap *= 2;
+    host_list_.reset ();
+    host_capacity_ = 0;
+    CudaStatus s = host_list_.allocate (sizeof (CornerListHeader) + cap * sizeof (Corner));
+    if (!s.ok ())
+      return s;
+    host_capacity_ = cap;
+    CV_CUDA_TRY (cudaMemcpyAsync (static_cast<CornerListHeader *> (host_list_.get ()) + 1,
+        selection_.device_list (), n * sizeof (Corner), cudaMemcpyDeviceToHost, stream_));
+    CV_CUDA_TRY (cudaStreamSynchronize (stream_));
+  }
+  const Corner *list = reinterpret_cast<const Corner *> (static_cast<const CornerListHeader *> (host_list_.get ()) + 1);
+  corners->assign (list, list + n);
+  return {};
+}
+
+CudaStatus
+CornerDetector::detect (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+    cudaStream_t stream, std::vector<Corner> * corners)
+{
+  corners->clear ();
+  CudaStatus s = enqueue (in, p, policy, stream);
+  if (!s.ok ())
+    return s;
+  return collect (corners);
+}
+
+CudaStatus
+CornerDetector::normalized_response (Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const
+{
+  if (!response_view_.data)
+    return {};
+  return corner_normalize ({ response_view_.data, response_view_.pitch, response_view_.width, response_view_.height },
+      scalars_.as<const uint32_t> (), dst, policy, stream);
+}
+
+static CudaStatus
+launch_draw (Image8 frame, bool gray, PackedRgb layout, const Corner * list, const uint32_t * count, size_t most,
+    const LaunchPolicy & policy, cudaStream_t stream)
+{
+  const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
+  /* the grid for the most corners there can be, capped: it strides */
+  const long total = std::min<long> ((long) most * kCornerMarkerPixels, 1L << 22);
+  const LaunchConfig c = policy.choose (corner_draw_traits (), cached_resources (corner_draw_kernel), total, 1);
+  corner_draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (list, count, frame.data, frame.pitch, frame.width,
+      frame.height, l.channels, l.r, l.g, l.b);
+  CV_CUDA_TRY_LAUNCH ("corner_draw_kernel");
+  return {};
+}
+
+CudaStatus
+CornerDetector::draw_detected (Image8 frame, bool gray, PackedRgb layout, const LaunchPolicy & policy,
+    cudaStream_t stream)
+{
+  if (!pending_ || empty_ || frame.width <= 0 || frame.height <= 0)
+    return {};
+  return launch_draw (frame, gray, layout, selection_.device_list (), selection_.device_count (),
+      selection_.capacity (), policy, stream);
+}
+
+CudaStatus
+CornerDetector::draw (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners,
+    const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (corners.empty () || frame.width <= 0 || frame.height <= 0)
+    return {};
+  /* the count, padded to a Corner, then the corners */
+  const size_t bytes = (corners.size () + 1) * sizeof (Corner);
+  CudaStatus s = ensure_pinned (host_draw_, bytes);
+  if (s.ok ())
+    s = draw_list_.ensure (bytes);
+  if (!s.ok ())
+    return s;
+  uint8_t *staging = static_cast<uint8_t *> (host_draw_.get ());
+  const uint32_t n = (uint32_t) corners.size ();
+  std::memcpy (staging, &n, sizeof n);
+  std::memcpy (staging + sizeof (Corner), corners.data (), corners.size () * sizeof (Corner));
+  CV_CUDA_TRY (cudaMemcpyAsync (draw_list_.get (), staging, bytes, cudaMemcpyHostToDevice, stream));
+  const uint8_t *dev = draw_list_.as<const uint8_t> ();
+  return launch_draw (frame, gray, layout, reinterpret_cast<const Corner *> (dev + sizeof (Corner)),
+      reinterpret_cast<const uint32_t *> (dev), corners.size (), policy, stream);
+}
+
+void
+CornerDetector::release ()
+{
+  if (pending_ && !empty_ && listed_.get ())
+    cudaEventSynchronize (listed_.get ()); /* the GPU may still write the pinned list */
+  pending_ = false;
+  response_.reset ();
+  scalars_.reset ();
+  selection_.release ();
+  host_list_.reset ();
+  host_capacity_ = 0;
+  listed_.reset ();
+  draw_list_.reset ();
+  host_draw_.reset ();
+  response_view_ = {};
+  candidates_ = 0;
+}
+
+}  // namespace cudavision

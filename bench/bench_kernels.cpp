@@ -4,7 +4,7 @@
  * run, for each block-sizing mode.
  *
  *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
- *                            [--table FILE]
+ *                            [--table FILE] [--only canny]
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
 #include "canny_frame.h"
@@ -396,7 +396,7 @@ bench_flow (Context & c, Size s, double copy_gbs)
 int
 main (int argc, char **argv)
 {
-  std::string sizes = "1920x1080,3840x2160", table_path;
+  std::string sizes = "1920x1080,3840x2160", table_path, only;
   Context c;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
@@ -405,8 +405,10 @@ main (int argc, char **argv)
       c.iters = std::atoi (argv[++i]);
     else if (!std::strcmp (argv[i], "--table") && i + 1 < argc)
       table_path = argv[++i];
+    else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray|blur|otsu|harris|canny|flow]\n", argv[0]);
       return 2;
     }
   }
@@ -434,12 +436,19 @@ main (int argc, char **argv)
         copy_bytes, copy_us, copy_gbs);
     std::printf ("%-16s %-11s %-16s %9s %9s %9s %8s %7s\n", "kernel", "size", "mode", "median_us", "p10_us",
         "p90_us", "GB/s", "%copy");
-    bench_gray (c, s, copy_gbs);
-    bench_blur (c, s, copy_gbs);
-    bench_otsu (c, s, copy_gbs);
-    bench_harris (c, s, copy_gbs);
-    bench_canny (c, s, copy_gbs);
-    bench_flow (c, s, copy_gbs);
+    auto want = [&] (const char *what) { return only.empty () || only == what; };
+    if (want ("gray"))
+      bench_gray (c, s, copy_gbs);
+    if (want ("blur"))
+      bench_blur (c, s, copy_gbs);
+    if (want ("otsu"))
+      bench_otsu (c, s, copy_gbs);
+    if (want ("harris"))
+      bench_harris (c, s, copy_gbs);
+    if (want ("canny"))
+      bench_canny (c, s, copy_gbs);
+    if (want ("flow"))
+      bench_flow (c, s, copy_gbs);
   }
   return 0;
 }

@@ -8,6 +8,7 @@
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
 #include "canny_frame.h"
+#include "canny_photos.h"
 
 #include "../cuda/common/device_info.h"
 #include "../cuda/blur/blur.h"
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <random>
 #include <cstring>
+#include <gst/gst.h>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -257,33 +259,48 @@ bench_harris (Context & c, Size s, double copy_gbs)
 }
 
 /* Canny, Sobel 3x3, thresholds 50 / 150 (NPP's baseline: the same, with
- * nppiNormL2), L1 and L2, on the edge-rich cells frame (canny_frame.h) and
- * on uniform noise (nearly every pixel a candidate: the worst case for the
- * hysteresis); then with a 5x5 pre-blur fused into the detection and as a
- * separate blur pass. Bytes: the frame read and written once. */
+ * nppiNormL2), L1 and L2, on the edge-rich cells frame (canny_frame.h), on
+ * uniform noise (nearly every pixel a candidate: the worst case for the
+ * hysteresis) and on bundled photographs scaled to the size (L2); then with
+ * a 5x5 pre-blur fused into the detection and as a separate blur pass.
+ * Bytes: the frame read and written once. */
 static void
 bench_canny (Context & c, Size s, double copy_gbs)
 {
   GrayFrames noise (s, 13);
-  const std::vector<uint8_t> host = canny_frame (s.w, s.h, noise.pitch);
-  std::vector<cudavision::DeviceBuffer> cells = random_buffers (noise.n, noise.bytes, 14);
-  for (auto & b : cells)
-    check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+  auto upload_all = [&] (const std::vector<uint8_t> & host, unsigned seed) {
+    std::vector<cudavision::DeviceBuffer> bufs = random_buffers (noise.n, noise.bytes, seed);
+    for (auto & b : bufs)
+      check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+    return bufs;
+  };
+  const std::vector<cudavision::DeviceBuffer> cells = upload_all (canny_frame (s.w, s.h, noise.pitch), 14);
+  std::vector<std::pair<std::string, std::vector<cudavision::DeviceBuffer>>> photos;
+  for (const char *file : kCannyPhotos) {
+    const std::vector<uint8_t> host = canny_photo (file, s.w, s.h, noise.pitch);
+    if (host.empty ())
+      continue;
+    const std::string name = file;
+    photos.emplace_back ("canny.l2." + name.substr (0, name.find_first_of ("._")), upload_all (host, 15));
+  }
   cudavision::CannyScratch scratch;
   using cudavision::CannyVariant;
   struct Case {
-    const char *name;
-    bool cells, l2;
+    std::string name;
+    const std::vector<cudavision::DeviceBuffer> *frames; /* null: noise */
+    bool l2;
     double blur_sigma; /* 5x5 when > 0 */
     CannyVariant variant;
   };
-  const Case cases[] = {
-    { "canny.l1", true, false, 0, CannyVariant::Auto },
-    { "canny.l2", true, true, 0, CannyVariant::Auto },
-    { "canny.l2.noise", false, true, 0, CannyVariant::Auto },
-    { "canny.blur5.fus", true, false, 1.1, CannyVariant::Fused },
-    { "canny.blur5.sep", true, false, 1.1, CannyVariant::Separate },
+  std::vector<Case> cases = {
+    { "canny.l1", &cells, false, 0, CannyVariant::Auto },
+    { "canny.l2", &cells, true, 0, CannyVariant::Auto },
+    { "canny.l2.noise", nullptr, true, 0, CannyVariant::Auto },
   };
+  for (const auto & ph : photos)
+    cases.push_back ({ ph.first, &ph.second, true, 0, CannyVariant::Auto });
+  cases.push_back ({ "canny.blur5.fus", &cells, false, 1.1, CannyVariant::Fused });
+  cases.push_back ({ "canny.blur5.sep", &cells, false, 1.1, CannyVariant::Separate });
   for (const Case & k : cases) {
     cudavision::CannyParams p;
     p.l2_gradient = k.l2;
@@ -292,9 +309,9 @@ bench_canny (Context & c, Size s, double copy_gbs)
       p.blur_sigma = k.blur_sigma;
     }
     auto src = [&] (int i) -> cudavision::ConstImage8 {
-      if (!k.cells)
+      if (!k.frames)
         return noise.src (i, s);
-      return { cells[i % noise.n].as<const uint8_t> (), noise.pitch, s.w, s.h };
+      return { (*k.frames)[i % noise.n].as<const uint8_t> (), noise.pitch, s.w, s.h };
     };
     for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
       cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
@@ -302,7 +319,7 @@ bench_canny (Context & c, Size s, double copy_gbs)
         check (cudavision::canny (src (i), noise.dst (i, s), p, &scratch, policy, c.stream.get (), -1, k.variant).err,
             "canny");
       });
-      report (k.name, s, m, t, 2.0 * s.w * s.h, copy_gbs);
+      report (k.name.c_str (), s, m, t, 2.0 * s.w * s.h, copy_gbs);
     }
     /* how edge-dense the frame is, for reading the times */
     std::vector<uint8_t> out (noise.bytes);
@@ -313,8 +330,8 @@ bench_canny (Context & c, Size s, double copy_gbs)
         edges += out[(size_t) y * noise.pitch + x] != 0;
     cudavision::CannyCounts counts;
     check (cudavision::canny_read_counts (scratch, c.stream.get (), &counts).err, "counts");
-    std::printf ("%-16s %5dx%-5d edges on %.2f%% of the pixels, %u resolved across tiles\n", "", s.w, s.h,
-        100.0 * edges / ((double) s.w * s.h), counts.unresolved);
+    std::printf ("%-16s %5dx%-5d edges on %.2f%% of the pixels; %u components, %u pixels resolved across tiles\n", "",
+        s.w, s.h, 100.0 * edges / ((double) s.w * s.h), counts.open_components, counts.unresolved);
   }
 }
 

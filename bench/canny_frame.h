@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace cvbench {
@@ -52,6 +54,29 @@ canny_frame (int w, int h, size_t pitch, unsigned seed = 11)
       out[(size_t) y * pitch + x] = (uint8_t) std::min (std::max (v, 0), 255);
     }
   return out;
+}
+
+/* The bundled photographs the Canny rows also detect on, scaled to each
+ * benchmark size. cudavision-bench-kernels decodes them (GStreamer, as the
+ * tests do) and leaves each scaled GRAY8 frame at canny_photo_path () (w x h
+ * bytes, no padding), where npp/npp_canny.cu, which links neither
+ * GStreamer nor OpenCV, reads them: run the kernel benchmark first. */
+static const char *const kCannyPhotos[] = { "building.jpg", "astronaut.png", "grace_hopper.jpg" };
+
+/* $CUDAVISION_CANNY_FRAMES, or /tmp/cudavision-canny-frames. */
+inline std::string
+canny_photo_dir ()
+{
+  const char *d = std::getenv ("CUDAVISION_CANNY_FRAMES");
+  return d && *d ? d : "/tmp/cudavision-canny-frames";
+}
+
+/* "<dir>/building_3840x2160.gray" */
+inline std::string
+canny_photo_path (const std::string & photo, int w, int h)
+{
+  return canny_photo_dir () + "/" + photo.substr (0, photo.find ('.')) + "_" + std::to_string (w) + "x" +
+      std::to_string (h) + ".gray";
 }
 
 }  // namespace cvbench

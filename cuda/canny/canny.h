@@ -7,38 +7,40 @@
  * be identical to OpenCV's, not merely close.
  *
  * Steps of one frame (canny), all on the device, asynchronous on the
- * caller's stream, no host round trip:
+ * caller's stream, no host round trip. Tiles are 30 x 32 pixels, so that a
+ * tile row is one 32-bit word with two bits to spare (canny_hysteresis.cuh
+ * has the bit-mask fills):
  *  0. (automatic thresholds) otsu_threshold (otsu.h), or canny.histogram
  *     and canny.median, leave the value in device memory; step 1 derives
  *     the thresholds from it, on the device.
- *  1. canny.tile: one block per 32x32 tile (fixed 32x8 threads: the
- *     shared-memory tiles and the labelling are built for it). It loads
- *     the source tile with its halo, blurs it in shared memory (the fused
- *     pre-blur: blur.h's fixed point, reflect-101 borders, then the
- *     replicated border the Sobel of cv::Canny uses), takes the Sobel
- *     derivatives (separable, exact integers), magnitudes, non-maximum
- *     suppression and the double threshold, then labels the tile's
- *     candidates (8-connected) with a union-find in shared memory. A local
- *     component that holds a strong pixel is final: 255 (whatever it joins
- *     elsewhere, it is an edge). One without, that does not reach the tile
- *     border, is final too: 0. The rest, components that reach the border,
- *     get a global union-find parent for their pixels (the pixel index of
- *     their local root); their local roots go to a list (flagged when
- *     strong), and the pixels of the weak ones to another, which are
- *     marked 1 in dst for now.
- *  2. canny.merge: one thread per tile-border pixel unites it with its
- *     8-neighbours across the border (lock-free union-find, atomicMin on
- *     the parents: Playne & Hawick's CUDA union-find, with path halving by
- *     compare-and-swap).
- *  3. canny.roots: each listed local root takes its final root as parent
- *     (full path compression), and marks it 255 if it is strong.
- *  4. canny.weak: each listed weak pixel takes 255 if its final root (its
- *     parent's parent now) is marked, else 0.
+ *  1. canny.tile: Sobel, magnitudes, non-maximum suppression and the double
+ *     threshold of a tile, as a candidate word and a strong word per row.
+ *     Sobel 3x3 without a fused pre-blur (the common case): a warp per
+ *     tile, lane = column, sliding down the rows with everything in
+ *     registers. Apertures 5 and 7 and the fused pre-blur (blur.h's fixed
+ *     point, reflect-101, then the replicated border the Sobel of
+ *     cv::Canny uses): a block per tile, staged in shared memory. Then one
+ *     warp does the tile's hysteresis on the words: E = the candidates
+ *     8-connected to a strong pixel inside the tile (final: 255); of the
+ *     rest (W), the components that reach a tile border with a tile beyond
+ *     are "open": each gets a node of a global union-find (one fill per
+ *     component), the tile's W and the components' pixels are kept, and
+ *     the tile is listed. The other W pixels are final: 0. Every tile
+ *     writes a record of its border lines (W, E, components). The frame is
+ *     read once and written once.
+ *  2. canny.merge: one work item per pixel of every tile's right and bottom
+ *     line (and the two lower corners) unites the open components on both
+ *     sides of the border, or with node 0 (strong) where one touches E
+ *     (lock-free union-find: atomicMin on the parents, Playne & Hawick,
+ *     path halving by compare-and-swap).
+ *  3. canny.roots: each listed node takes its final root as parent (full
+ *     compression); its component joined a strong pixel when that is 0.
+ *  4. canny.weak: a warp per open tile fills W again from those components
+ *     and writes 255 on what it reaches.
  * A fixed number of launches whatever the edges look like: an edge that
  * snakes across the whole frame costs one union per tile border it
  * crosses, not one iteration per tile (which is what propagation schemes
- * pay). Step 1 reads the frame once and writes it once; steps 2-4 touch
- * only tile borders and unresolved pixels.
+ * pay). Steps 2-4 touch only border records and open tiles.
  *
  * Pre-blur variants (CannyVariant), selectable for benchmarks: Fused (the
  * blur inside step 1) and Separate (gaussian_blur into a scratch frame,
@@ -62,8 +64,8 @@ namespace cudavision {
  * frames need and kept between frames; create, use and release it with
  * the same CUDA context current. */
 struct CannyScratch {
-  DeviceBuffer labels;  /* int32 union-find parent per pixel (sparse use) */
-  DeviceBuffer lists;   /* open components' roots, unresolved weak pixels */
+  DeviceBuffer labels;  /* int32 union-find parents: node 0, 64 per tile (sparse use) */
+  DeviceBuffer lists;   /* listed nodes and open tiles, tile records, open tiles' data */
   DeviceBuffer state;   /* counters, the median's histogram */
   DeviceBuffer otsu;    /* OtsuDeviceState for CannyAuto::Otsu */
   DeviceBuffer blurred; /* CannyVariant::Separate: the pre-blurred frame */
@@ -87,10 +89,11 @@ CudaStatus canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScrat
     const LaunchPolicy & policy, cudaStream_t stream, int auto_value = -1,
     CannyVariant variant = CannyVariant::Auto);
 
-/* What the last detection left in `scratch`, for tests and logs: the
- * components that reached a tile border (the global steps' work) and the
- * weak pixels among them resolved by step 4, and the automatic value
- * computed on the device (0 when none was). Waits for `stream`. */
+/* What the last detection left in `scratch`, for tests and logs: the open
+ * components (weak, not joined to a strong pixel inside their tile, and
+ * reaching a tile border: the global steps' work), their pixels (resolved
+ * by steps 2-4), and the automatic value computed on the device (0 when
+ * none was). Waits for `stream`. */
 struct CannyCounts {
   uint32_t open_components = 0;
   uint32_t unresolved = 0;
@@ -98,13 +101,14 @@ struct CannyCounts {
 };
 CudaStatus canny_read_counts (const CannyScratch & scratch, cudaStream_t stream, CannyCounts * out);
 
-/* The kernels' traits. canny.tile is fixed 32x8 (its shared-memory tiles
- * and labelling), canny.median one warp (8 bins a lane); the others take
- * any shape. */
+/* The kernels' traits. canny.tile is fixed 32x8 (its shared-memory tiles,
+ * or eight warps of one tile each), canny.weak 32x4 (a warp per tile),
+ * canny.median one warp (8 bins a lane); the others take any shape. */
 enum class CannyKernel { Tile, Merge, Roots, Weak, Histogram, Median };
 const KernelTraits & canny_traits (CannyKernel k);
 
-/* Output tile side of canny.tile, in pixels. */
-constexpr int kCannyTile = 32;
+/* canny.tile's tiles, in pixels: a row of a tile is one 32-bit word. */
+constexpr int kCannyTileW = 30;
+constexpr int kCannyTileH = 32;
 
 }  // namespace cudavision

@@ -213,6 +213,29 @@ TEST_F (CannyDevice, PreBlurFusedAndSeparate)
       0);
 }
 
+/* The bundled photographs scaled to 3840x2160, the size the benchmarks
+ * time them at: every pixel equal to the model, and cv::Canny against the
+ * target, for the benchmarks' cases (Sobel 3x3, 50/150, L1 and L2) and a
+ * few others, with the policies in turn. */
+TEST_F (CannyDevice, PhotographsAt4K)
+{
+  Fidelity fid ("bundled images at 3840x2160");
+  const auto frames = bundled_gray (cv::Size (3840, 2160));
+  ASSERT_GE (frames.size (), 10u);
+  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 3, true, 20, 60 }, { 5, false, 120, 300 },
+    { 7, true, 50, 150 } };
+  size_t n = 0;
+  for (size_t i = 0; i < frames.size (); i++) {
+    for (const CannyCase & c : cases) {
+      const PolicySpec & spec = kPolicies[n++ % kPolicyCount];
+      const std::string what = "image " + std::to_string (i) + " at 3840x2160 " + canny_props (c) + " " + spec.name;
+      const cv::Mat out = run (frames[i], params_of (c), spec);
+      fid.add (out, opencv_canny (frames[i], c), what);
+      EXPECT_EQ (compare (out, model_canny (frames[i], c)).differing, 0) << what;
+    }
+  }
+}
+
 /* ------------------------------------------------------------ stress */
 
 /* One edge across the whole 4K frame, strong only at its start: the

@@ -315,9 +315,9 @@ TEST (TuneGpu, CannyFlowAndFaceKernelsAreTunedAtTheirWorkSizes)
     EXPECT_LT (e->time_us, 100000.0) << kernel << " " << w << "x" << h;
   };
 
-  /* canny.merge: a thread per tile-border pixel, 2 x 32 for each of the
-   * 10 x 8 tiles of 32x32 */
-  expect_entry ("canny.merge", 10 * 8 * 2 * 32, 1);
+  /* canny.merge: 64 work items (the right line's 32 rows, the bottom
+   * line's 30 columns, two corners) for each of the 11 x 8 tiles of 30x32 */
+  expect_entry ("canny.merge", 11 * 8 * 64, 1);
   EXPECT_EQ (per_kernel["canny.merge"], 1);
   /* flow.pyrdown: keyed by the level it writes, for levels 1..3 (max-level
    * 3, window 21) */

@@ -1,15 +1,14 @@
 /* cudavision-tune — cudacanny's kernels, through canny () with the
  * element's defaults (thresholds 50 / 150, Sobel 3x3, L1, no pre-blur);
  * canny.histogram and canny.median with the automatic median threshold,
- * computed on the device. canny.tile (32x8: its shared-memory tiles and
- * labelling are built for it) and canny.median (one warp) have fixed
- * blocks: listed, and skipped by the tuner.
+ * computed on the device. canny.tile (32x8: its shared-memory tiles, or a
+ * warp per tile), canny.weak (32x4: a warp per open tile) and canny.median
+ * (one warp) have fixed blocks: listed, and skipped by the tuner.
  *
  * On the tuner's uniform random frames nearly every pixel is an edge
- * candidate: for canny.merge, canny.roots and canny.weak (whose grids are
- * fixed by the tile count; roots and weak stride over lists whose length
- * depends on the frame) that is the hysteresis' worst case, as
- * bench/'s canny.l2.noise. */
+ * candidate: for canny.merge (whose grid is fixed by the tile count) and
+ * canny.roots (which strides over a list whose length depends on the frame)
+ * that is the hysteresis' worst case, as bench/'s canny.l2.noise. */
 #include "tunable.h"
 
 #include "../../cuda/canny/canny.h"
@@ -46,7 +45,7 @@ const Kernel kKernels[] = {
   { CannyKernel::Tile, CannyAuto::Off, "" },
   { CannyKernel::Merge, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
   { CannyKernel::Roots, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
-  { CannyKernel::Weak, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
+  { CannyKernel::Weak, CannyAuto::Off, "" },
   { CannyKernel::Histogram, CannyAuto::Median, "auto-threshold=median" },
   { CannyKernel::Median, CannyAuto::Median, "auto-threshold=median" },
 };

@@ -1,0 +1,50 @@
+#include "canny_photos.h"
+
+#include "canny_frame.h"
+#include "../tests/common/gst_frames.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace cvbench {
+
+std::vector<uint8_t>
+canny_photo (const std::string & file, int w, int h, size_t pitch)
+{
+  cv::Mat rgb;
+  try {
+    rgb = cvtest::load_rgb (std::string (CUDAVISION_TEST_DATA) + "/" + file);
+  } catch (const std::exception & e) {
+    std::fprintf (stderr, "%s\n", e.what ());
+    return {};
+  }
+  /* centred crop to w : h, then scaled (cudavision-bench-cpu's fit ()) */
+  cv::Rect r (0, 0, rgb.cols, rgb.rows);
+  if ((double) rgb.cols / rgb.rows > (double) w / h) {
+    r.width = (int) std::lround ((double) rgb.rows * w / h);
+    r.x = (rgb.cols - r.width) / 2;
+  } else {
+    r.height = (int) std::lround ((double) rgb.cols * h / w);
+    r.y = (rgb.rows - r.height) / 2;
+  }
+  cv::Mat scaled, gray;
+  cv::resize (rgb (r), scaled, cv::Size (w, h), 0, 0, w > r.width ? cv::INTER_LINEAR : cv::INTER_AREA);
+  cv::cvtColor (scaled, gray, cv::COLOR_RGB2GRAY);
+  std::vector<uint8_t> out (pitch * h, 0);
+  for (int y = 0; y < h; y++)
+    std::memcpy (&out[(size_t) y * pitch], gray.ptr (y), (size_t) w);
+  std::error_code ec;
+  std::filesystem::create_directories (canny_photo_dir (), ec);
+  std::ofstream f (canny_photo_path (file, w, h), std::ios::binary);
+  f.write ((const char *) gray.data, (std::streamsize) gray.total ());
+  if (!f)
+    std::fprintf (stderr, "cannot write %s (the NPP baseline will lack it)\n", canny_photo_path (file, w, h).c_str ());
+  return out;
+}
+
+}  // namespace cvbench

@@ -1,0 +1,332 @@
+/* cudavision — Canny's hysteresis on bit masks (device code, included by
+ * canny_kernels.cu only; canny.h describes the steps).
+ *
+ * A tile is kTileW x kTileH pixels; a row of it is one 32-bit word (bit c =
+ * column c) and lane r of the warp that owns the tile holds row r. On such
+ * masks one warp does a connectivity fill with a few integer operations per
+ * step for the whole tile:
+ *  - along a row, fill_runs takes every run of the mask that holds a seed
+ *    in one step (an addition propagates the seeds like carries);
+ *  - across rows, shuffles bring the neighbour rows' fill, dilated by one
+ *    column (8-connectivity), into the mask;
+ *  - repeat until nothing changes (__any_sync).
+ * A tile's own hysteresis is one fill (strong pixels into candidates, E);
+ * what is left (W: weak candidates not connected to a strong one inside
+ * the tile) matters only where it reaches a border with a tile beyond. Each
+ * such "open" component gets one node of a global union-find (one fill per
+ * component groups its border pixels), and a record of the tile's border
+ * lines lets canny.merge unite the nodes across tile borders, or with the
+ * node 0, which stands for "strong", where they touch E of a neighbour.
+ * canny.roots then reads every node's final root, and canny.weak fills the
+ * open tiles again from the components whose root is 0. */
+#pragma once
+
+#include "canny.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cudavision {
+namespace canny_detail {
+
+/* A tile row in one word, with bits 30 and 31 spare: fill_runs' carries
+ * (and its reversed copy) never leave the word. */
+constexpr int kTileW = kCannyTileW;
+constexpr int kTileH = kCannyTileH;
+static_assert (kTileW <= 30 && kTileH == 32, "a row in a word with two spare bits, a row per lane");
+constexpr uint32_t kRowMask = (1u << kTileW) - 1u;
+constexpr unsigned kFull = 0xffffffffu;
+/* Node slots per tile. Distinct open components own pairwise non-adjacent
+ * border pixels, and the open border of a tile is at most its perimeter (a
+ * cycle of 2 (30 + 32) - 4 = 120 pixels): at most 60 components. */
+constexpr int kNodesPerTile = 64;
+
+/* The border lines of a tile, as canny.merge needs them. Bit i of a line is
+ * row i of a column (left, right) or column i of a row (top, bottom). */
+enum { kLeft = 0, kRight = 1, kTop = 2, kBottom = 3 };
+struct TileRecord {
+  uint32_t weak[4];     /* W on each line (only lines with a tile beyond are read) */
+  uint32_t edge[4];     /* E on each line */
+  uint8_t comp[4][32];  /* the open component of each W bit (written for open tiles only) */
+};
+
+/* A tile with open components: what canny.roots and canny.weak need. */
+struct OpenTile {
+  uint32_t weak[kTileH];            /* W, one row per word */
+  uint16_t rep[kNodesPerTile];      /* a pixel of each component: row * 32 + column */
+  uint8_t strong[kNodesPerTile];    /* canny.roots: the component joins a strong pixel */
+  uint32_t components;
+};
+
+/* Device counters, the automatic value and the median's histogram. */
+struct DeviceState {
+  uint32_t root_count; /* open components listed (CannyCounts::open_components) */
+  uint32_t weak_count; /* their pixels (CannyCounts::unresolved) */
+  uint32_t auto_value; /* the automatic mode's value of the last frame */
+  uint32_t open_count; /* open tiles listed */
+  uint32_t hist[256];  /* the median's histogram: zero between frames */
+};
+
+/* Where the hysteresis keeps its state; all device pointers. */
+struct HystArgs {
+  uint8_t *dst;
+  size_t dpitch;
+  int w, h;
+  int tiles_x, tiles_y;
+  int *parent;           /* union-find: node 0 (strong), then kNodesPerTile per tile */
+  uint32_t *node_list;   /* listed open components' nodes */
+  uint32_t *open_list;   /* listed open tiles */
+  TileRecord *records;   /* per tile */
+  OpenTile *open_tiles;  /* per tile (written for open tiles only) */
+  DeviceState *state;
+};
+
+__host__ __device__ inline int
+tile_node (long tile, int k)
+{
+  return (int) (1 + tile * kNodesPerTile + k);
+}
+
+/* ------------------------------------------------------------ bit fills */
+
+/* Runs of `m` that hold a bit of `s` (s within m), from each seed upwards:
+ * adding s to m carries through m from every seed; the carry into bit b + 1
+ * is set exactly when a seed at or below b reaches b through m. m's bit 31
+ * is clear, so no carry is lost. */
+__device__ __forceinline__ uint32_t
+runs_up (uint32_t m, uint32_t s)
+{
+  return ((m + s) ^ m ^ s) >> 1;
+}
+
+/* Every run of `m` (bits 0..29) that holds a bit of `s`: upwards, then
+ * downwards on the mirrored word (bit b <-> 30 - b, bit 31 still clear). */
+__device__ __forceinline__ uint32_t
+fill_runs (uint32_t m, uint32_t s)
+{
+  const uint32_t up = runs_up (m, s & m);
+  const uint32_t down = __brev (runs_up (__brev (m) >> 1, __brev (up) >> 1)) >> 1;
+  return up | down;
+}
+
+/* The pixels of `mask` 8-connected through `mask` to `seed`, over the
+ * warp's tile (lane = row). All 32 lanes must call it. */
+__device__ __forceinline__ uint32_t
+warp_fill (uint32_t seed, uint32_t mask)
+{
+  const int lane = threadIdx.x & 31;
+  uint32_t f = seed & mask;
+  for (;;) {
+    f = fill_runs (mask, f);
+    uint32_t up = __shfl_up_sync (kFull, f, 1);
+    uint32_t down = __shfl_down_sync (kFull, f, 1);
+    if (lane == 0)
+      up = 0;
+    if (lane == 31)
+      down = 0;
+    uint32_t v = up | down;
+    v = (v | (v << 1) | (v >> 1)) & mask & ~f;
+    if (!__any_sync (kFull, v != 0))
+      return f;
+    f |= v;
+  }
+}
+
+/* ------------------------------------------------------------ union-find */
+
+/* While unions run: loads bypass L1 (not coherent within a launch). Path
+ * halving keeps the trees shallow, with a compare-and-swap so that it never
+ * undoes a concurrent link: it only replaces the exact parent it read by
+ * that parent's parent. */
+__device__ __forceinline__ int
+find_global (int *parent, int x)
+{
+  for (;;) {
+    const int p = __ldcg (parent + x);
+    if (p == x)
+      return x;
+    const int gp = __ldcg (parent + p);
+    if (gp != p)
+      atomicCAS (parent + x, p, gp);
+    x = gp;
+  }
+}
+
+/* Lock-free union (Playne & Hawick): the larger root is linked under the
+ * smaller with atomicMin; a failed link (someone linked that root first)
+ * retries from what it found there. Parents only ever decrease, so every
+ * union ends; node 0 (strong) is the smallest, so a component joined to a
+ * strong pixel ends with root 0. */
+__device__ __forceinline__ void
+unite_global (int *parent, int a, int b)
+{
+  for (;;) {
+    a = find_global (parent, a);
+    b = find_global (parent, b);
+    if (a == b)
+      return;
+    const int hi = max (a, b);
+    const int old = atomicMin (&parent[hi], min (a, b));
+    if (old == hi)
+      return;
+    (a > b ? a : b) = old;
+  }
+}
+
+/* Find with full path compression, for after the last union (plain stores
+ * could undo a concurrent atomicMin while unions still run). */
+__device__ __forceinline__ int
+find_compress (int *parent, int x)
+{
+  int r = x;
+  for (;;) {
+    const int p = __ldcg (parent + r);
+    if (p == r)
+      break;
+    r = p;
+  }
+  while (x != r) {
+    const int p = __ldcg (parent + x);
+    if (p == r)
+      break;
+    __stcg (parent + x, r);
+    x = p;
+  }
+  return r;
+}
+
+/* ------------------------------------------------------------ one tile */
+
+/* The hysteresis of one tile by one warp, lane = row: `cand` and `strong`
+ * are the row's candidates and strong pixels (bits 0..kTileW-1, 0 outside
+ * the frame). Writes the tile's pixels of dst (255 on E, 0 elsewhere: open
+ * components are raised to 255 by canny.weak), its record, and for an open
+ * tile its nodes, OpenTile and list entries. */
+__device__ __forceinline__ void
+tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs & a)
+{
+  const int lane = threadIdx.x & 31;
+  const long tile = (long) ty * a.tiles_x + tx;
+  const int x0 = tx * kTileW, y0 = ty * kTileH;
+  const uint32_t E = warp_fill (strong, cand);
+  const uint32_t W = cand & ~E;
+
+  const bool multi = a.tiles_x > 1 || a.tiles_y > 1;
+  TileRecord *rec = a.records + tile;
+  if (multi) {
+    const uint32_t wl = __ballot_sync (kFull, W & 1u), wr = __ballot_sync (kFull, (W >> (kTileW - 1)) & 1u);
+    const uint32_t el = __ballot_sync (kFull, E & 1u), er = __ballot_sync (kFull, (E >> (kTileW - 1)) & 1u);
+    const uint32_t wt = __shfl_sync (kFull, W, 0), wb = __shfl_sync (kFull, W, kTileH - 1);
+    const uint32_t et = __shfl_sync (kFull, E, 0), eb = __shfl_sync (kFull, E, kTileH - 1);
+    const uint32_t words[8] = { wl, wr, wt, wb, el, er, et, eb };
+    uint32_t mine = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+      mine = lane == i ? words[i] : mine;
+    if (lane < 8)
+      (lane < 4 ? rec->weak : rec->edge)[lane & 3] = mine;
+  }
+
+  /* W on the lines with a tile beyond: the open components' pixels */
+  const bool open_l = tx > 0, open_r = tx + 1 < a.tiles_x, open_t = ty > 0, open_b = ty + 1 < a.tiles_y;
+  uint32_t border = (open_l ? 1u : 0u) | (open_r ? 1u << (kTileW - 1) : 0u);
+  if ((lane == 0 && open_t) || (lane == kTileH - 1 && open_b))
+    border = kRowMask;
+  border &= W;
+  if (__any_sync (kFull, border != 0)) {
+    OpenTile *ot = a.open_tiles + tile;
+    /* this lane's left and right pixel (lane = row), top and bottom pixel
+     * (lane = column): their component */
+    int cl = 0, cr = 0, ct = 0, cb = 0;
+    uint32_t covered = 0;
+    int k = 0;
+    for (; k < kNodesPerTile; k++) {
+      const uint32_t rows = __ballot_sync (kFull, border != 0);
+      if (!rows)
+        break;
+      const int r0 = __ffs (rows) - 1;
+      const int c0 = __ffs (__shfl_sync (kFull, border, r0)) - 1;
+      const uint32_t F = warp_fill (lane == r0 ? 1u << c0 : 0u, W);
+      const uint32_t top = __shfl_sync (kFull, F, 0), bottom = __shfl_sync (kFull, F, kTileH - 1);
+      cl = (F & 1u) ? k : cl;
+      cr = ((F >> (kTileW - 1)) & 1u) ? k : cr;
+      ct = ((top >> lane) & 1u) ? k : ct;
+      cb = ((bottom >> lane) & 1u) ? k : cb;
+      if (lane == 0) {
+        ot->rep[k] = (uint16_t) (r0 * 32 + c0);
+        const int node = tile_node (tile, k);
+        a.parent[node] = node;
+      }
+      covered |= F;
+      border &= ~F;
+    }
+    rec->comp[kLeft][lane] = (uint8_t) cl;
+    rec->comp[kRight][lane] = (uint8_t) cr;
+    rec->comp[kTop][lane] = (uint8_t) ct;
+    rec->comp[kBottom][lane] = (uint8_t) cb;
+    ot->weak[lane] = W;
+    unsigned pixels = (unsigned) __popc (covered);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+      pixels += __shfl_xor_sync (kFull, pixels, o); /* sm_75 has no __reduce_add_sync */
+    uint32_t base = 0;
+    if (lane == 0) {
+      ot->components = (uint32_t) k;
+      base = atomicAdd (&a.state->root_count, (uint32_t) k);
+      atomicAdd (&a.state->weak_count, pixels);
+      a.open_list[atomicAdd (&a.state->open_count, 1u)] = (uint32_t) tile;
+    }
+    base = __shfl_sync (kFull, base, 0);
+    for (int i = lane; i < k; i += 32)
+      a.node_list[base + i] = (uint32_t) tile_node (tile, i);
+  }
+
+  /* the tile's pixels, a row per step (lane = column) */
+  const int rows = min (kTileH, a.h - y0), cols = min (kTileW, a.w - x0);
+  uint8_t *out = a.dst + (size_t) y0 * a.dpitch + x0 + lane;
+  for (int r = 0; r < rows; r++) {
+    const uint32_t e = __shfl_sync (kFull, E, r);
+    if (lane < cols)
+      out[(size_t) r * a.dpitch] = ((e >> lane) & 1u) ? 255 : 0;
+  }
+}
+
+/* ------------------------------------------------------------ canny.merge */
+
+/* Pixel i of line `sa` of tile A against pixels i-1..i+1 of line `sb` of
+ * tile B (the neighbour across that border): W with W unite, W next to E
+ * joins node 0. Each pair is seen once: A's W from A's side, B's W next to
+ * A's E from B's side of the same i. */
+__device__ __forceinline__ void
+merge_lines (const TileRecord *A, long ta, int sa, const TileRecord *B, long tb, int sb, int i, int *parent)
+{
+  const uint32_t near = (uint32_t) ((7ull << i) >> 1);
+  const uint32_t aw = __ldg (&A->weak[sa]), bw = __ldg (&B->weak[sb]);
+  if ((aw >> i) & 1u) {
+    const int na = tile_node (ta, __ldg (&A->comp[sa][i]));
+    for (uint32_t m = bw & near; m; m &= m - 1)
+      unite_global (parent, na, tile_node (tb, __ldg (&B->comp[sb][__ffs (m) - 1])));
+    if (__ldg (&B->edge[sb]) & near)
+      unite_global (parent, na, 0);
+  }
+  if (((bw >> i) & 1u) && (__ldg (&A->edge[sa]) & near))
+    unite_global (parent, tile_node (tb, __ldg (&B->comp[sb][i])), 0);
+}
+
+/* One pixel of A (bit ia of line sa) against one of the diagonal tile B. */
+__device__ __forceinline__ void
+merge_corner (const TileRecord *A, long ta, int sa, int ia, const TileRecord *B, long tb, int sb, int ib,
+    int *parent)
+{
+  const bool aw = (__ldg (&A->weak[sa]) >> ia) & 1u, bw = (__ldg (&B->weak[sb]) >> ib) & 1u;
+  const bool ae = (__ldg (&A->edge[sa]) >> ia) & 1u, be = (__ldg (&B->edge[sb]) >> ib) & 1u;
+  if (!(aw || bw))
+    return;
+  const int na = aw ? tile_node (ta, __ldg (&A->comp[sa][ia])) : 0;
+  const int nb = bw ? tile_node (tb, __ldg (&B->comp[sb][ib])) : 0;
+  if ((aw && (bw || be)) || (bw && ae))
+    unite_global (parent, na, nb); /* a side that is E (not W) stands as node 0 */
+}
+
+}  // namespace canny_detail
+}  // namespace cudavision

@@ -1,0 +1,354 @@
+/* cudavision — canny.tile, step 1 of canny.h (device code, included by
+ * canny_kernels.cu only): the stencils (Sobel, magnitudes, non-maximum
+ * suppression, double threshold) as a candidate word and a strong word per
+ * tile row, then the tile's hysteresis (canny_hysteresis.cuh). */
+#pragma once
+
+#include "canny_hysteresis.cuh"
+#include "../blur/blur.h"
+
+namespace cudavision {
+namespace canny_detail {
+
+constexpr int kTileThreads = 256; /* 32 x 8: eight warps */
+constexpr int kWarps = kTileThreads / 32;
+/* The generic tile kernel computes a 32 x 32 span (its thread layout) and
+ * classifies the tile's 30 columns of it; 4 rows a thread. */
+constexpr int kSpan = 32;
+constexpr int kPixPerThread = kSpan * kSpan / kTileThreads;
+static_assert (kTileH == kSpan && kTileW <= kSpan, "the generic kernel's span holds a tile");
+
+/* ------------------------------------------------------------ step 1 */
+
+struct TileArgs {
+  const uint8_t *src;
+  size_t spitch;
+  CannyThresholds th;          /* when auto_value is null */
+  const uint32_t *auto_value;  /* device: the automatic mode's value */
+  bool l2;
+  int blur_r;                  /* fused pre-blur radius, 0: none */
+  int taps_x[kBlurMaxRadius + 1];
+  int taps_y[kBlurMaxRadius + 1];
+  HystArgs hy;
+};
+
+__device__ __forceinline__ int
+clampi (int v, int lo, int hi)
+{
+  return min (max (v, lo), hi);
+}
+
+/* The frame's thresholds (from the automatic value on the device when there
+ * is one); the first thread also resets node 0 and reports the value. */
+__device__ __forceinline__ CannyThresholds
+tile_thresholds (const TileArgs & a, int aperture)
+{
+  const bool first = blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0;
+  if (first)
+    a.hy.parent[0] = 0;
+  if (!a.auto_value)
+    return a.th;
+  const uint32_t v = *a.auto_value;
+  if (first)
+    a.hy.state->auto_value = v;
+  return canny_auto_thresholds (v, aperture, a.l2);
+}
+
+/* canny.tile for Sobel 3x3 without a fused pre-blur (the common case): a
+ * warp per tile, lane = column, sliding down the tile's rows with every
+ * intermediate in registers. Lane l works on column x0 - 1 + l: lanes 1..30
+ * are the tile's pixels, lanes 0 and 31 the magnitudes their non-maximum
+ * suppression needs (lane 0 and 31 also load the one source column beyond
+ * them). Rows: y0 - 2 .. y0 + 33 loaded, magnitudes y0 - 1 .. y0 + 32,
+ * pixels y0 .. y0 + 31. The classification of row r is a ballot: the row's
+ * candidate and strong words, kept by lane r for the hysteresis. */
+template <bool L2>
+__global__ void __launch_bounds__ (kTileThreads, 4)
+canny_tile3_kernel (TileArgs a)
+{
+  const int lane = threadIdx.x;
+  const CannyThresholds th = tile_thresholds (a, 3);
+  const HystArgs &hy = a.hy;
+  const int tx = blockIdx.x * kWarps + threadIdx.y;
+  if (tx >= hy.tiles_x)
+    return; /* a whole warp; this kernel has no block barrier */
+  const int w = hy.w, h = hy.h;
+  const int x0 = tx * kTileW;
+  const int c = x0 - 1 + lane;
+  const bool col_in = c >= 0 && c < w;
+  const bool pix_col = lane >= 1 && lane <= kTileW && col_in;
+  const bool edge_lane = lane == 0 || lane == 31;
+  const uint8_t *colp = a.src + clampi (c, 0, w - 1);
+  const uint8_t *extp = a.src + clampi (lane == 0 ? x0 - 2 : x0 + 31, 0, w - 1);
+  constexpr int kRows = kTileH + 4;
+  constexpr int kAhead = 6; /* loads issued this many rows ahead */
+
+  for (int ty = blockIdx.y; ty < hy.tiles_y; ty += gridDim.y) {
+    const int y0 = ty * kTileH;
+    int v[kRows], e[kRows];
+    auto load = [&] (int j) {
+      const size_t off = (size_t) clampi (y0 - 2 + j, 0, h - 1) * a.spitch;
+      v[j] = __ldg (colp + off);
+      e[j] = edge_lane ? __ldg (extp + off) : 0;
+    };
+#pragma unroll
+    for (int j = 0; j < kAhead; j++)
+      load (j);
+    int d[kRows], s[kRows], M[kRows], ML[kRows], MR[kRows], DX[kRows], DY[kRows];
+    uint32_t cand = 0, strong = 0;
+#pragma unroll
+    for (int j = 0; j < kRows; j++) {
+      if (j + kAhead < kRows)
+        load (j + kAhead);
+      /* row pass at this lane's column (replicated border: the clamped loads) */
+      const int up = __shfl_up_sync (kFull, v[j], 1), dn = __shfl_down_sync (kFull, v[j], 1);
+      const int left = lane == 0 ? e[j] : up, right = lane == 31 ? e[j] : dn;
+      d[j] = right - left;
+      s[j] = left + 2 * v[j] + right;
+      if (j >= 2) {
+        /* column pass: derivatives and magnitude of row y0 - 1 + i, 0
+         * outside the frame */
+        const int i = j - 2;
+        const int dx = d[j - 2] + 2 * d[j - 1] + d[j], dy = s[j] - s[j - 2];
+        const int y = y0 - 1 + i;
+        const int m = col_in && y >= 0 && y < h ? canny_magnitude (dx, dy, L2) : 0;
+        M[i] = m;
+        ML[i] = __shfl_up_sync (kFull, m, 1);
+        MR[i] = __shfl_down_sync (kFull, m, 1);
+        DX[i] = dx;
+        DY[i] = dy;
+      }
+      if (j >= 4) {
+        /* pixel row r: magnitudes r (above), r + 1 (its own), r + 2 */
+        const int r = j - 4;
+        const int m = M[r + 1];
+        const bool pix = pix_col && y0 + r < h;
+        int cls = kCannyNone;
+        if (__any_sync (kFull, pix && m > th.low)) {
+          if (pix)
+            cls = canny_classify (m, DX[r + 1], DY[r + 1], th, [&] (int di, int dj) {
+              const int k = r + 1 + dj;
+              return di < 0 ? ML[k] : di > 0 ? MR[k] : M[k];
+            });
+        }
+        const uint32_t cw = __ballot_sync (kFull, cls != kCannyNone) >> 1;
+        const uint32_t sw = __ballot_sync (kFull, cls == kCannyStrong) >> 1;
+        cand = lane == r ? cw : cand;
+        strong = lane == r ? sw : strong;
+      }
+    }
+    tile_hysteresis (cand, strong, tx, ty, hy);
+  }
+}
+
+/* Shared memory of the generic tile kernel (apertures 5 and 7, the fused
+ * pre-blur). b: the (blurred) source over the span, the NMS halo (1) and
+ * the Sobel halo (R), with cv::Canny's replicated border already applied;
+ * mag: magnitudes over the span and the NMS halo, 0 outside the frame. */
+template <int K, bool BLUR>
+struct TileSmem {
+  static constexpr int R = K / 2;
+  static constexpr int BW = kSpan + 2 + 2 * R;
+  static constexpr int MW = kSpan + 2;
+  static constexpr int SW = BLUR ? BW + 2 * kBlurMaxRadius : 1;
+  uint8_t b[BW][BW];
+  int mag[MW][MW];
+  union {
+    struct {
+      uint8_t s[SW][SW]; /* source, reflect-101 */
+      int h[SW][BW];     /* row pass, 8.8 fixed point */
+    } blur;
+    struct {
+      int16_t d[BW][MW]; /* row derivative */
+      int16_t s[BW][MW]; /* row smoothing */
+    } rows;
+  } u;
+};
+
+/* b = the pre-blurred frame over the tile (cv::GaussianBlur's fixed point,
+ * reflect-101), at replicated positions: b[r][c] is the blurred pixel at
+ * (clamp (X0 + c), clamp (Y0 + r)). The row pass runs at the clamped
+ * columns and the column pass at the clamped rows, so the reflect-101
+ * neighbourhood of each clamped position is read from the source tile. */
+template <int K>
+__device__ __forceinline__ void
+load_blurred (TileSmem<K, true> &sm, const TileArgs &a, const int (*taps)[kBlurMaxRadius + 1], int X0, int Y0,
+    int tid)
+{
+  using S = TileSmem<K, true>;
+  const int w = a.hy.w, h = a.hy.h;
+  const int rb = a.blur_r;
+  const int sw = S::BW + 2 * rb;
+  for (int i = tid; i < sw * sw; i += kTileThreads) {
+    const int r = i / sw, c = i - r * sw;
+    sm.u.blur.s[r][c] = a.src[(size_t) reflect101 (Y0 - rb + r, h) * a.spitch + reflect101 (X0 - rb + c, w)];
+  }
+  __syncthreads ();
+  for (int i = tid; i < sw * S::BW; i += kTileThreads) {
+    const int r = i / S::BW, c = i - r * S::BW;
+    const int cx = clampi (X0 + c, 0, w - 1) - X0 + rb;
+    const uint8_t *row = sm.u.blur.s[r];
+    int acc = taps[0][0] * row[cx];
+    for (int d = 1; d <= rb; d++)
+      acc += taps[0][d] * (row[cx - d] + row[cx + d]);
+    sm.u.blur.h[r][c] = acc;
+  }
+  __syncthreads ();
+  for (int i = tid; i < S::BW * S::BW; i += kTileThreads) {
+    const int r = i / S::BW, c = i - r * S::BW;
+    const int cy = clampi (Y0 + r, 0, h - 1) - Y0 + rb;
+    int acc = taps[1][0] * sm.u.blur.h[cy][c];
+    for (int d = 1; d <= rb; d++)
+      acc += taps[1][d] * (sm.u.blur.h[cy - d][c] + sm.u.blur.h[cy + d][c]);
+    sm.b[r][c] = (uint8_t) ((acc + (1 << 15)) >> 16);
+  }
+}
+
+template <int K>
+__device__ __forceinline__ void
+load_plain (TileSmem<K, false> &sm, const TileArgs &a, int X0, int Y0, int tid)
+{
+  using S = TileSmem<K, false>;
+  for (int i = tid; i < S::BW * S::BW; i += kTileThreads) {
+    const int r = i / S::BW, c = i - r * S::BW;
+    sm.b[r][c] = a.src[(size_t) clampi (Y0 + r, 0, a.hy.h - 1) * a.spitch + clampi (X0 + c, 0, a.hy.w - 1)];
+  }
+}
+
+/* The exact Sobel at magnitude position (mr, mc) from the row passes. */
+template <int K, bool BLUR>
+__device__ __forceinline__ void
+sobel_from_rows (const TileSmem<K, BLUR> &sm, int mr, int mc, int *dx, int *dy)
+{
+  int sx = 0, sy = 0;
+#pragma unroll
+  for (int j = 0; j < K; j++) {
+    sx += sobel_smooth (K, j) * sm.u.rows.d[mr + j][mc];
+    sy += sobel_deriv (K, j) * sm.u.rows.s[mr + j][mc];
+  }
+  *dx = canny_deriv (sx, K);
+  *dy = canny_deriv (sy, K);
+}
+
+/* canny.tile for apertures 5 and 7 and the fused pre-blur: a block per
+ * tile, the stencil staged in shared memory by all its threads, then the
+ * candidate and strong words go to warp 0 for the hysteresis. */
+template <int K, bool BLUR>
+__global__ void __launch_bounds__ (kTileThreads)
+canny_tile_kernel (TileArgs a)
+{
+  using S = TileSmem<K, BLUR>;
+  __shared__ S sm;
+  /* the taps, indexed at run time: from shared memory, not from the
+   * parameter struct (which dynamic indexing would copy to local memory) */
+  __shared__ int s_taps[2][kBlurMaxRadius + 1];
+  __shared__ uint32_t s_cand[kTileH], s_strong[kTileH];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  if (BLUR) {
+#pragma unroll
+    for (int i = 0; i <= kBlurMaxRadius; i++) {
+      if (tid == i)
+        s_taps[0][i] = a.taps_x[i];
+      else if (tid == kBlurMaxRadius + 1 + i)
+        s_taps[1][i] = a.taps_y[i];
+    }
+  } /* read after load_blurred's first barrier */
+  const int lx = threadIdx.x;  /* this thread's pixels: column lx, rows ly0 + 8k */
+  const int ly0 = threadIdx.y;
+  const CannyThresholds th = tile_thresholds (a, K);
+  const int w = a.hy.w, h = a.hy.h;
+
+  const int tx = blockIdx.x; /* the grid is tiles_x wide */
+  const int x0 = tx * kTileW;
+  for (int ty = blockIdx.y; ty < a.hy.tiles_y; ty += gridDim.y) {
+    const int y0 = ty * kTileH;
+    const int X0 = x0 - 1 - S::R, Y0 = y0 - 1 - S::R;
+
+    /* 1. the (blurred) source with the replicated border */
+    if constexpr (BLUR)
+      load_blurred<K> (sm, a, s_taps, X0, Y0, tid);
+    else
+      load_plain<K> (sm, a, X0, Y0, tid);
+    __syncthreads ();
+
+    /* 2. Sobel row passes over every row of b, at the magnitude columns */
+    for (int i = tid; i < S::BW * S::MW; i += kTileThreads) {
+      const int r = i / S::MW, c = i - r * S::MW;
+      int d = 0, s = 0;
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int v = sm.b[r][c + k];
+        d += sobel_deriv (K, k) * v;
+        s += sobel_smooth (K, k) * v;
+      }
+      sm.u.rows.d[r][c] = (int16_t) d;
+      sm.u.rows.s[r][c] = (int16_t) s;
+    }
+    __syncthreads ();
+
+    /* 3. column passes: derivatives and magnitudes. A thread keeps its own
+     * pixels' derivatives in registers; the halo ring (132 positions) is
+     * spread over the first threads. */
+    int dxs[kPixPerThread], dys[kPixPerThread], ms[kPixPerThread];
+#pragma unroll
+    for (int k = 0; k < kPixPerThread; k++) {
+      const int ly = ly0 + 8 * k;
+      const int x = x0 + lx, y = y0 + ly;
+      sobel_from_rows (sm, ly + 1, lx + 1, &dxs[k], &dys[k]);
+      ms[k] = x < w && y < h ? canny_magnitude (dxs[k], dys[k], a.l2) : 0;
+      sm.mag[ly + 1][lx + 1] = ms[k];
+    }
+    if (tid < 4 * S::MW - 4) {
+      int mr, mc;
+      if (tid < S::MW) {
+        mr = 0;
+        mc = tid;
+      } else if (tid < 2 * S::MW) {
+        mr = S::MW - 1;
+        mc = tid - S::MW;
+      } else if (tid < 3 * S::MW - 2) {
+        mr = tid - 2 * S::MW + 1;
+        mc = 0;
+      } else {
+        mr = tid - (3 * S::MW - 2) + 1;
+        mc = S::MW - 1;
+      }
+      const int x = x0 - 1 + mc, y = y0 - 1 + mr;
+      int m = 0;
+      if (x >= 0 && x < w && y >= 0 && y < h) {
+        int dx, dy;
+        sobel_from_rows (sm, mr, mc, &dx, &dy);
+        m = canny_magnitude (dx, dy, a.l2);
+      }
+      sm.mag[mr][mc] = m;
+    }
+    __syncthreads ();
+
+    /* 4. non-maximum suppression and the double threshold over the tile's
+     * columns; each row's words by ballot */
+#pragma unroll
+    for (int k = 0; k < kPixPerThread; k++) {
+      const int ly = ly0 + 8 * k;
+      int cls = kCannyNone;
+      if (lx < kTileW && x0 + lx < w && y0 + ly < h) {
+        cls = canny_classify (ms[k], dxs[k], dys[k], th,
+            [&] (int di, int dj) { return sm.mag[ly + 1 + dj][lx + 1 + di]; });
+      }
+      const uint32_t cw = __ballot_sync (kFull, cls != kCannyNone);
+      const uint32_t sw = __ballot_sync (kFull, cls == kCannyStrong);
+      if (lx == 0) {
+        s_cand[ly] = cw;
+        s_strong[ly] = sw;
+      }
+    }
+    __syncthreads ();
+
+    /* 5. the hysteresis of the tile: warp 0 */
+    if (ly0 == 0)
+      tile_hysteresis (s_cand[lx], s_strong[lx], tx, ty, a.hy);
+    __syncthreads (); /* the next tile reuses the shared memory */
+  }
+}
+
+}  // namespace canny_detail
+}  // namespace cudavision

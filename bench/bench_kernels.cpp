@@ -4,7 +4,8 @@
  * run, for each block-sizing mode.
  *
  *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
- *                            [--table FILE] [--only harris,canny,...]
+ *                            [--table FILE] [--only blur,flow,...]
+ *                            [--shapes 32x4,64x2,...]
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
 #include "canny_frame.h"
@@ -61,6 +62,12 @@ struct Context {
   cudavision::DeviceDescription dev;
   std::shared_ptr<const cudavision::TuningTable> table;
   int iters = 200;
+  std::vector<cudavision::BlockShape> shapes; /* --shapes: extra static shapes for the direct blur */
+  std::string only;                           /* --only: comma-separated element names, empty: all */
+  bool runs (const char *element) const
+  {
+    return only.empty () || ("," + only + ",").find (std::string (",") + element + ",") != std::string::npos;
+  }
 };
 
 static void
@@ -107,23 +114,33 @@ struct GrayFrames {
   cudavision::Image8 dst (int i, Size s) const { return { out[i % n].as<uint8_t> (), pitch, s.w, s.h }; }
 };
 
-/* 5x5 Gaussian (sigma 1.1, OpenCV's default for ksize 5) on GRAY8: the
- * fused and the two-pass forms, for comparison with NPP's 5x5 filter. */
+/* 5x5 Gaussian (sigma 1.1, OpenCV's default for ksize 5) on GRAY8, for
+ * comparison with NPP's 5x5 filter, and the element's default 11x11
+ * (sigma 1.5): the direct (what Auto runs on GRAY8), fused and two-pass
+ * forms; the direct one also at the --shapes given (static). */
 static void
 bench_blur (Context & c, Size s, double copy_gbs)
 {
   GrayFrames f (s, 5);
-  const cudavision::BlurTaps taps = cudavision::make_blur_taps (5, 5, 1.1, 1.1);
   cudavision::DeviceBuffer scratch;
-  for (auto variant : { cudavision::BlurVariant::Fused, cudavision::BlurVariant::TwoPass }) {
-    for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model }) {
-      cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
-      Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
-        check (cudavision::gaussian_blur (f.src (i, s), f.dst (i, s), 1, taps, policy, c.stream.get (), &scratch,
-                   variant).err, "blur");
-      });
-      const std::string name = std::string ("blur5.") + cudavision::blur_variant_name (variant);
-      report (name.c_str (), s, m, t, 2.0 * s.w * s.h, copy_gbs);
+  for (auto [ksize, sigma] : { std::pair<int, double> { 5, 1.1 }, { 11, 1.5 } }) {
+    const cudavision::BlurTaps taps = cudavision::make_blur_taps (ksize, ksize, sigma, sigma);
+    for (auto variant :
+        { cudavision::BlurVariant::Direct, cudavision::BlurVariant::Fused, cudavision::BlurVariant::TwoPass }) {
+      auto run = [&] (const cudavision::LaunchPolicy & policy, BlockSizing m, const std::string & suffix) {
+        Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+          check (cudavision::gaussian_blur (f.src (i, s), f.dst (i, s), 1, taps, policy, c.stream.get (), &scratch,
+                     variant).err, "blur");
+        });
+        const std::string name = "blur" + std::to_string (ksize) + "." + cudavision::blur_variant_name (variant) +
+            suffix;
+        report (name.c_str (), s, m, t, 2.0 * s.w * s.h, copy_gbs);
+      };
+      for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model })
+        run (cudavision::LaunchPolicy (c.dev, m, {}, c.table), m, "");
+      if (variant == cudavision::BlurVariant::Direct)
+        for (cudavision::BlockShape b : c.shapes)
+          run (cudavision::LaunchPolicy (c.dev, BlockSizing::Static, b, c.table), BlockSizing::Static, ":" + b.str ());
     }
   }
 }
@@ -451,9 +468,18 @@ main (int argc, char **argv)
     else if (!std::strcmp (argv[i], "--table") && i + 1 < argc)
       table_path = argv[++i];
     else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
-      only = std::string (",") + argv[++i] + ",";
-    else {
-      std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]\n",
+      c.only = argv[++i];
+    else if (!std::strcmp (argv[i], "--shapes") && i + 1 < argc) {
+      std::stringstream ss (argv[++i]);
+      std::string item;
+      cudavision::BlockShape b;
+      while (std::getline (ss, item, ','))
+        if (cudavision::BlockShape::parse (item, &b))
+          c.shapes.push_back (b);
+    } else {
+      std::fprintf (stderr,
+          "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]"
+          " [--shapes WxH,...]\n",
           argv[0]);
       return 2;
     }
@@ -482,18 +508,17 @@ main (int argc, char **argv)
         copy_bytes, copy_us, copy_gbs);
     std::printf ("%-16s %-11s %-16s %9s %9s %9s %8s %7s\n", "kernel", "size", "mode", "median_us", "p10_us",
         "p90_us", "GB/s", "%copy");
-    auto wanted = [&] (const char *name) { return only.empty () || only.find (std::string (",") + name + ",") != std::string::npos; };
-    if (wanted ("gray"))
+    if (c.runs ("gray"))
       bench_gray (c, s, copy_gbs);
-    if (wanted ("blur"))
+    if (c.runs ("blur"))
       bench_blur (c, s, copy_gbs);
-    if (wanted ("otsu"))
+    if (c.runs ("otsu"))
       bench_otsu (c, s, copy_gbs);
-    if (wanted ("harris"))
+    if (c.runs ("harris"))
       bench_harris (c, s, copy_gbs);
-    if (wanted ("canny"))
+    if (c.runs ("canny"))
       bench_canny (c, s, copy_gbs);
-    if (wanted ("flow"))
+    if (c.runs ("flow"))
       bench_flow (c, s, copy_gbs);
   }
   return 0;

@@ -12,7 +12,10 @@
  * than the kernel (1x1, 2x2, ...) work and match OpenCV (which shrinks the
  * kernel to 1 along a dimension of length 1: the same result).
  *
- * Two implementations, selectable for benchmarks (BlurVariant):
+ * Three implementations, selectable for benchmarks (BlurVariant):
+ *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no shared
+ *             memory; a thread streams 4 pixels down 16 rows, each input
+ *             row's pass two dp4a a pixel on aligned 32-bit loads.
  *  - Fused:   one launch; a block loads its tile plus a halo of R rows and
  *             R pixels into shared memory (16-byte loads), runs the row pass
  *             into a float tile in shared memory, then the column pass from
@@ -21,7 +24,7 @@
  *             scratch buffer; a column kernel reads it back. Two launches and
  *             2 * 2 bytes more traffic per sample, no redundant row work on
  *             halo rows.
- * Auto picks Fused (see blur_default_variant).
+ * Auto picks Direct where it applies, else Fused (blur_default_variant).
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
@@ -71,18 +74,20 @@ struct BlurTaps {
  * (src, dst, Size (ksize_x, ksize_y), sigma_x, sigma_y) uses them. */
 BlurTaps make_blur_taps (int ksize_x, int ksize_y, double sigma_x, double sigma_y);
 
-enum class BlurVariant { Auto, Fused, TwoPass };
+enum class BlurVariant { Auto, Fused, TwoPass, Direct };
 const char *blur_variant_name (BlurVariant v);
 
-/* What Auto resolves to. Fused, for both channel counts and all radii: a
- * frame is read once and written once, against three times that traffic
- * (the uint16 intermediate is written and read back) for TwoPass, while
- * the fused form's redundant row work on the halo rows is (rows + 2R) /
- * rows = 1.125 at R = 2 and 1.94 at the largest radius with the default
- * 32x8 block (4 output rows per thread). The blur is memory bound up to
- * about R = 8 at 8-bit; beyond, the halo work grows, and the two-pass form
- * may win on very large radii: bench/ measures both through
- * gaussian_blur (..., variant). */
+/* What Auto resolves to. Direct for GRAY8 up to radius 4 when every x tap
+ * is below 256 (and gaussian_blur falls back to Fused when a row is not
+ * 4-byte aligned): no shared-memory round trip and no barriers, the frame
+ * read about once from DRAM and written once. Otherwise Fused, for both
+ * channel counts and all radii: a frame is read once and written once,
+ * against three times that traffic (the uint16 intermediate is written and
+ * read back) for TwoPass, while the fused form's redundant row work on the
+ * halo rows is (rows + 2R) / rows = 1.125 at R = 2 and 1.94 at the largest
+ * radius with the default 32x8 block (4 output rows per thread). The
+ * two-pass form may win on very large radii: bench/ measures all three
+ * through gaussian_blur (..., variant). */
 BlurVariant blur_default_variant (int channels, int width, int height, const BlurTaps & taps);
 
 /* Scratch bytes the TwoPass variant needs (the uint16 intermediate). */
@@ -94,7 +99,8 @@ size_t blur_scratch_bytes (int channels, int width, int height);
  * synchronization. `scratch` (device, grown as needed) is required for
  * TwoPass and may be null otherwise. Every launch asks `policy`; the result
  * does not depend on the block shape. This is also the benchmark hook:
- * pass a variant other than Auto to time one implementation. */
+ * pass a variant other than Auto to time one implementation (Direct where
+ * it does not apply runs Fused). */
 CudaStatus gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurTaps & taps,
     const LaunchPolicy & policy, cudaStream_t stream, DeviceBuffer * scratch,
     BlurVariant variant = BlurVariant::Auto);
@@ -103,8 +109,10 @@ CudaStatus gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurT
  * into compiled classes (1, 2, 3, 4, 5, 6, 8, 10, 12, 15: the taps are
  * zero-padded up to the class); the name says which, e.g.
  * "blur.fused.c1.r5". Each thread produces 4 bytes of a row (4 GRAY8 pixels
- * or 1 RGBA pixel) on 4 rows. */
-enum class BlurKernel { Fused, Rows, Columns };
+ * or 1 RGBA pixel) on 4 rows (Direct: 4 GRAY8 pixels on 16 rows, one
+ * channel, radius classes up to 4; for a larger radius its traits are the
+ * fused kernel's, which is what runs then). */
+enum class BlurKernel { Fused, Rows, Columns, Direct };
 const KernelTraits & blur_traits (BlurKernel kernel, int channels, int radius);
 /* The compiled radius class that serves `radius` (0..15). */
 int blur_radius_class (int radius);

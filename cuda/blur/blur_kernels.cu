@@ -22,6 +22,8 @@
  * __constant__ symbol, and a property change needs no cudaMemcpyToSymbol
  * ordered against frames in flight. */
 #include "blur.h"
+#include "blur_arith.h"
+#include "blur_direct.h"
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
@@ -136,14 +138,21 @@ blur_variant_name (BlurVariant v)
     case BlurVariant::Auto: return "auto";
     case BlurVariant::Fused: return "fused";
     case BlurVariant::TwoPass: return "two-pass";
+    case BlurVariant::Direct: return "direct";
   }
   return "unknown";
 }
 
 BlurVariant
-blur_default_variant (int, int, int, const BlurTaps &)
+blur_default_variant (int channels, int, int, const BlurTaps & taps)
 {
-  return BlurVariant::Fused;
+  /* alignment aside (gaussian_blur checks it), what blur_direct_supported asks */
+  if (channels != 1 || !taps.valid () || std::max (taps.radius_x (), taps.radius_y ()) > kBlurDirectMaxRadius)
+    return BlurVariant::Fused;
+  for (int d = 0; d <= taps.radius_x (); d++)
+    if (taps.x[d] > 255)
+      return BlurVariant::Fused;
+  return BlurVariant::Direct;
 }
 
 int
@@ -157,6 +166,10 @@ blur_radius_class (int radius)
 }
 
 namespace {
+
+using blur_detail::out_bits;
+using blur_detail::pack4;
+using blur_detail::reflect101;
 
 constexpr int kRowsPerThread = 4;
 
@@ -194,36 +207,11 @@ in_chunks (int C, int R, int bx)
   return round16 (4 * bx + 2 * halo_bytes (C, R)) / 16;
 }
 
-__device__ __forceinline__ int
-reflect101 (int p, int len)
-{
-  if (len == 1)
-    return 0;
-  while ((unsigned) p >= (unsigned) len)
-    p = p < 0 ? -p : 2 * len - 2 - p;
-  return p;
-}
-
 /* Byte k (0..3) of w, as an exact float. */
 __device__ __forceinline__ float
 byte_f (uint32_t w, int k)
 {
   return __uint_as_float (__byte_perm (w, 0x4B000000u, 0x7440 | k)) - 8388608.f;
-}
-
-/* (s + 2^15) >> 16 for an integer-valued s < 2^24, in the low byte. */
-__device__ __forceinline__ uint32_t
-out_bits (float s)
-{
-  return __float_as_uint (__fadd_rd (fmaf (s, 1.f / 65536.f, 0.5f), 8388608.f));
-}
-
-__device__ __forceinline__ uint32_t
-pack4 (float a, float b, float c, float d)
-{
-  const uint32_t lo = __byte_perm (out_bits (a), out_bits (b), 0x0040);
-  const uint32_t hi = __byte_perm (out_bits (c), out_bits (d), 0x0040);
-  return __byte_perm (lo, hi, 0x5410);
 }
 
 /* Integer-valued float below 2^16 to its 16 bits, and back. */
@@ -721,12 +709,22 @@ const KernelTraits &
 blur_traits (BlurKernel kernel, int channels, int radius)
 {
   const int rc = blur_radius_class (radius);
+  if (kernel == BlurKernel::Direct) {
+    if (rc <= kBlurDirectMaxRadius)
+      return blur_direct_traits (rc);
+    kernel = BlurKernel::Fused; /* what gaussian_blur runs for Direct there */
+  }
   return channels == 4 ? traits_dispatch<4> (kernel, rc) : traits_dispatch<1> (kernel, rc);
 }
 
 size_t
 blur_smem_per_thread (BlurKernel kernel, int channels, int radius)
 {
+  if (kernel == BlurKernel::Direct) {
+    if (blur_radius_class (radius) <= kBlurDirectMaxRadius)
+      return 0;
+    kernel = BlurKernel::Fused;
+  }
   const int rc = blur_radius_class (radius);
   return channels == 4 ? smem_dispatch<4> (kernel, rc) : smem_dispatch<1> (kernel, rc);
 }
@@ -748,6 +746,11 @@ gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurTaps & taps,
   }
   if (variant == BlurVariant::Auto)
     variant = blur_default_variant (channels, src.width, src.height, taps);
+  if (variant == BlurVariant::Direct) {
+    if (blur_direct_supported (channels, taps, src, dst))
+      return blur_direct (src, dst, taps, policy, stream);
+    variant = BlurVariant::Fused;
+  }
   const int rclass = blur_radius_class (std::max (taps.radius_x (), taps.radius_y ()));
   return channels == 1 ? dispatch<1> (rclass, src, dst, f, policy, stream, scratch, variant)
                        : dispatch<4> (rclass, src, dst, f, policy, stream, scratch, variant);

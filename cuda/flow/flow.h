@@ -9,19 +9,21 @@
  * float rounding, not bit for bit.
  *
  * Steps of a frame:
- *  1. FlowPyramid::build: level 0 is the frame's luma (cudagray's kernel,
- *     bit-exact to cvtColor) or a copy of GRAY8; levels 1..L by a pyrDown
- *     kernel (one thread per output pixel); the Scharr derivatives of every
- *     level (one thread per pixel, Ix and Iy as an int16 pair), kept for
- *     when this frame is the previous one.
+ *  1. FlowPyramid::build (flow_pyramid.cu): level 0 is the frame's luma
+ *     (cudagray's kernel, bit-exact to cvtColor) or a copy of GRAY8; levels
+ *     1..L by a pyrDown kernel; the Scharr derivatives of every level (Ix
+ *     and Iy as an int16 pair), kept for when this frame is the previous
+ *     one. Both kernels make 4 pixels a thread from aligned word loads.
  *  2. flow_track_points / flow_track_grid: one launch for all points and
- *     all levels. One warp per point: lane l owns window pixels l, l + 32,
- *     ... (at most 32 a lane), keeps their I, Ix, Iy in registers for the
- *     level, and the 2x2 system and the mismatch vector are summed with
- *     butterfly shuffles, so every lane holds the totals and runs the same
- *     scalar update: no shared memory, no block barrier, and nothing goes
- *     back to the host between iterations or levels. Blocks hold any number
- *     of whole warps; warps walk the points with a grid stride.
+ *     all levels. One warp per point (lk_window.cuh): the window is cut
+ *     into runs of 4 samples, each lane owns a few runs and keeps their Ix,
+ *     Iy in registers for the level; a run's bilinear samples are word
+ *     loads, byte permutes and dp2a instructions, and the 2x2 system and
+ *     the mismatch vector are summed with the hardware's warp reduction,
+ *     so every lane holds the totals and runs the same scalar update: no
+ *     shared memory, no block barrier, and nothing goes back to the host
+ *     between iterations or levels. Blocks hold any number of whole warps;
+ *     warps walk the points with a grid stride.
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once

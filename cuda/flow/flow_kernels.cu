@@ -1,10 +1,11 @@
-/* cudavision — Lucas-Kanade kernels, their launchers and cudaflow's device
- * state (flow.h describes the steps, flow_math.h the arithmetic). */
+/* cudavision — Lucas-Kanade tracking and drawing kernels, their launchers
+ * and cudaflow's device state (flow.h describes the steps, flow_math.h the
+ * arithmetic; the pyramids are flow_pyramid.cu's). */
 #include "../harris/corner_marker.h"
 #include "flow.h"
 #include "flow_draw.h"
 #include "flow_math.h"
-#include "../gray/gray.h"
+#include "lk_window.h"
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
@@ -12,119 +13,7 @@
 namespace cudavision {
 namespace {
 
-/* ------------------------------------------------------------- pyramid */
-
-__global__ void
-pyrdown_kernel (const uint8_t *__restrict__ src, size_t sp, int sw, int sh, uint8_t *__restrict__ dst, size_t dp,
-    int dw, int dh)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= dw)
-    return;
-  auto at = [&] (int xx, int yy) { return (int) __ldg (src + (size_t) yy * sp + xx); };
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < dh; y += gridDim.y * blockDim.y)
-    dst[(size_t) y * dp + x] = (uint8_t) pyr_down_at (at, x, y, sw, sh);
-}
-
-__global__ void
-scharr_kernel (const uint8_t *__restrict__ src, size_t sp, int w, int h, uint32_t *__restrict__ dst, size_t dp)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  if (x >= w)
-    return;
-  auto at = [&] (int xx, int yy) { return (int) __ldg (src + (size_t) yy * sp + xx); };
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
-    int ix, iy;
-    scharr_at (at, x, y, w, h, &ix, &iy);
-    reinterpret_cast<uint32_t *> (reinterpret_cast<char *> (dst) + (size_t) y * dp)[x] = pack_deriv (ix, iy);
-  }
-}
-
 /* ------------------------------------------------------------ tracking */
-
-__device__ __forceinline__ long long
-warp_sum (int v)
-{
-  /* lane sums fit in int (at most 32 products of 13-bit by 14-bit
-   * values); the warp's total may not */
-  long long s = v;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    s += __shfl_xor_sync (0xffffffffu, s, o);
-  return s;
-}
-
-/* lk_track_point's window on one warp: lane l owns the window pixels
- * l + 32 k (raster order), at most KPL of them, in registers. The butterfly
- * leaves every sum in every lane, so all lanes take the same decisions. */
-template <int KPL>
-struct WarpWindow {
-  int lane, win, area;
-  int x0, y0, sx, sy; /* the lane's first pixel and the step of 32 pixels */
-  int iv[KPL];
-  uint32_t d[KPL];
-
-  __device__ WarpWindow (int lane_, int win_) : lane (lane_), win (win_), area (win_ * win_)
-  {
-    x0 = lane % win;
-    y0 = lane / win;
-    sx = 32 % win;
-    sy = 32 / win;
-  }
-
-  __device__ LkSums3 setup (const LkLevel & L, int ax, int ay, bool direct, const LkWeights & w)
-  {
-    int s11 = 0, s12 = 0, s22 = 0;
-    int x = x0, y = y0;
-#pragma unroll
-    for (int k = 0; k < KPL; k++) {
-      if (lane + 32 * k < area) {
-        int v, ix, iy;
-        lk_prev_sample (L, ax + x, ay + y, direct, w, &v, &ix, &iy);
-        iv[k] = v;
-        d[k] = pack_deriv (ix, iy);
-        s11 += ix * ix;
-        s12 += ix * iy;
-        s22 += iy * iy;
-      }
-      x += sx;
-      y += sy;
-      if (x >= win) {
-        x -= win;
-        y++;
-      }
-    }
-    LkSums3 s;
-    s.a11 = warp_sum (s11);
-    s.a12 = warp_sum (s12);
-    s.a22 = warp_sum (s22);
-    return s;
-  }
-
-  __device__ LkSums2 iterate (const LkLevel & L, int ax, int ay, bool direct, const LkWeights & w)
-  {
-    int b1 = 0, b2 = 0;
-    int x = x0, y = y0;
-#pragma unroll
-    for (int k = 0; k < KPL; k++) {
-      if (lane + 32 * k < area) {
-        const int diff = lk_next_sample (L, ax + x, ay + y, direct, w) - iv[k];
-        b1 += diff * deriv_x (d[k]);
-        b2 += diff * deriv_y (d[k]);
-      }
-      x += sx;
-      y += sy;
-      if (x >= win) {
-        x -= win;
-        y++;
-      }
-    }
-    LkSums2 s;
-    s.b1 = warp_sum (b1);
-    s.b2 = warp_sum (b2);
-    return s;
-  }
-};
 
 struct LkArgs {
   LkLevel level[kFlowMaxLevel + 1];
@@ -134,10 +23,10 @@ struct LkArgs {
   int clip;          /* flow_in_frame on the result */
 };
 
-/* One warp per point, grid-stride over the points. Sparse: in_xy and
- * alive give the points; dense (GRID): flow_grid_point does, and they are
- * written to prev_out. */
-template <int KPL, bool GRID>
+/* One warp per point, grid-stride over the points (lk_window.h: the
+ * window's layout on the warp). Sparse: in_xy and alive give the points;
+ * dense (GRID): flow_grid_point does, and they are written to prev_out. */
+template <int KS, bool GRID>
 __global__ void
 lk_kernel (const __grid_constant__ LkArgs a, const float2 *__restrict__ in_xy, const uint8_t *__restrict__ alive,
     float2 *__restrict__ prev_out, float2 *__restrict__ next_xy, uint8_t *__restrict__ status, int n)
@@ -147,6 +36,7 @@ lk_kernel (const __grid_constant__ LkArgs a, const float2 *__restrict__ in_xy, c
   const int warps = (blockDim.x * blockDim.y) >> 5;
   const int first = (blockIdx.y * gridDim.x + blockIdx.x) * warps + (tid >> 5);
   const int stride = gridDim.x * gridDim.y * warps;
+  LkSegmentWindow<KS> ex (lane, a.cfg.window);
   for (int i = first; i < n; i += stride) {
     float px, py;
     if (GRID) {
@@ -165,7 +55,6 @@ lk_kernel (const __grid_constant__ LkArgs a, const float2 *__restrict__ in_xy, c
         continue;
       }
     }
-    WarpWindow<KPL> ex (lane, a.cfg.window);
     float nx, ny;
     int st = lk_track_point (ex, a.level, a.cfg, px, py, &nx, &ny);
     if (st && a.clip && !flow_in_frame (nx, ny, a.width, a.height))
@@ -290,12 +179,12 @@ lk_args (const FlowPyramid & prev, const FlowPyramid & next, const FlowParams & 
   return a;
 }
 
-template <int KPL, bool GRID>
+template <int KS, bool GRID>
 CudaStatus
 launch_lk (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *prev_out, float *next_xy,
     uint8_t *status, int n, const LaunchPolicy & policy, cudaStream_t stream)
 {
-  auto kernel = lk_kernel<KPL, GRID>;
+  auto kernel = lk_kernel<KS, GRID>;
   const LaunchConfig c = policy.choose (flow_lk_traits (), cached_resources (kernel), (long) n * 32, 1);
   const dim3 block = whole_warps (c);
   const unsigned warps = block.x * block.y / 32;
@@ -311,12 +200,12 @@ CudaStatus
 launch_lk_window (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *prev_out, float *next_xy,
     uint8_t *status, int n, const LaunchPolicy & policy, cudaStream_t stream)
 {
-  const int area = a.cfg.window * a.cfg.window;
-  if (area <= 8 * 32)
-    return launch_lk<8, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
-  if (area <= 16 * 32)
-    return launch_lk<16, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
-  return launch_lk<32, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+  switch (lk_segments_per_lane (a.cfg.window)) {
+    case 1: return launch_lk<1, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+    case 2: return launch_lk<2, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+    case 4: return launch_lk<4, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+    default: return launch_lk<8, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+  }
 }
 
 CudaStatus
@@ -335,20 +224,6 @@ check_track (const FlowPyramid & prev, const FlowPyramid & next, const FlowParam
 }  // namespace
 
 /* --------------------------------------------------------------- traits */
-
-const KernelTraits &
-flow_pyrdown_traits ()
-{
-  static const KernelTraits t = make_traits ("flow.pyrdown", { 32, 8 }, true);
-  return t;
-}
-
-const KernelTraits &
-flow_scharr_traits ()
-{
-  static const KernelTraits t = make_traits ("flow.scharr", { 32, 8 }, true);
-  return t;
-}
 
 const KernelTraits &
 flow_lk_traits ()
@@ -371,95 +246,6 @@ flow_draw_traits ()
 {
   static const KernelTraits t = make_traits ("flow.draw", { 128, 1 }, false);
   return t;
-}
-
-/* -------------------------------------------------------------- pyramid */
-
-CudaStatus
-FlowPyramid::allocate (int width, int height, int levels)
-{
-  size_t ib = 0, db = 0;
-  int w = width, h = height;
-  for (int l = 0; l < levels; l++) {
-    ib += aligned_pitch ((size_t) w) * h;
-    db += aligned_pitch ((size_t) w * 4) * h;
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
-  }
-  CudaStatus s = images_.ensure (ib);
-  if (s.ok ())
-    s = derivs_.ensure (db);
-  if (!s.ok ())
-    return s;
-  uint8_t *ip = images_.as<uint8_t> ();
-  char *dp = derivs_.as<char> ();
-  w = width;
-  h = height;
-  for (int l = 0; l < levels; l++) {
-    const size_t p = aligned_pitch ((size_t) w), q = aligned_pitch ((size_t) w * 4);
-    level_[l] = { ip, p, w, h };
-    deriv_[l] = { reinterpret_cast<uint32_t *> (dp), q, w, h };
-    ip += p * h;
-    dp += q * h;
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
-  }
-  return {};
-}
-
-CudaStatus
-FlowPyramid::build (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
-    cudaStream_t stream)
-{
-  levels_ = 0;
-  const int w = frame.image.width, h = frame.image.height;
-  if (w <= 0 || h <= 0)
-    return {};
-  if (window < kFlowMinWindow || window > kFlowMaxWindow)
-    return { cudaErrorInvalidValue, "flow: window size 3..32" };
-  const int levels = flow_pyramid_levels (w, h, window, std::min (std::max (max_level, 0), kFlowMaxLevel)) + 1;
-  CudaStatus s = allocate (w, h, levels);
-  if (!s.ok ())
-    return s;
-
-  if (frame.gray) {
-    s = copy_plane (frame.image, level_[0], w, stream);
-  } else {
-    if (packed_rgb_layout (frame.layout).channels != 4)
-      return { cudaErrorInvalidValue, "flow: 3-byte RGB is not supported" };
-    s = rgb_to_gray (frame.image, frame.layout, level_[0], policy, stream);
-  }
-  if (!s.ok ())
-    return s;
-  for (int l = 1; l < levels; l++) {
-    const Image8 & src = level_[l - 1];
-    const Image8 & dst = level_[l];
-    const LaunchConfig c = policy.choose (flow_pyrdown_traits (), cached_resources (pyrdown_kernel), dst.width,
-        dst.height);
-    pyrdown_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, src.width, src.height, dst.data,
-        dst.pitch, dst.width, dst.height);
-    CV_CUDA_TRY_LAUNCH ("pyrdown_kernel");
-  }
-  for (int l = 0; l < levels; l++) {
-    const Image8 & src = level_[l];
-    const LaunchConfig c = policy.choose (flow_scharr_traits (), cached_resources (scharr_kernel), src.width,
-        src.height);
-    scharr_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, src.width, src.height,
-        deriv_[l].data, deriv_[l].pitch);
-    CV_CUDA_TRY_LAUNCH ("scharr_kernel");
-  }
-  levels_ = levels;
-  window_ = window;
-  return {};
-}
-
-void
-FlowPyramid::release ()
-{
-  images_.reset ();
-  derivs_.reset ();
-  levels_ = 0;
-  window_ = 0;
 }
 
 /* ------------------------------------------------------------- tracking */

@@ -3,6 +3,8 @@
 #include "harness.h"
 
 #include "../../cuda/flow/flow_math.h"
+#include "../../cuda/flow/flow_pyramid4.h"
+#include "../../cuda/flow/lk_window.h"
 #include "gstcvflowmeta.h"
 
 #include <gst/check/gstharness.h>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 using cudavision::FlowParams;
@@ -142,6 +145,73 @@ model_pyramid (const cv::Mat & gray, int window, int max_level)
 
 namespace {
 
+/* A level in the device's layout: rows of a multiple of 256 bytes, in a
+ * buffer of exactly pitch x rows bytes. */
+struct PitchedPlane {
+  size_t pitch = 0;
+  int width = 0, height = 0, bpp = 1;
+  std::vector<uint8_t> bytes;
+
+  PitchedPlane (int w, int h, int bytes_per_pixel)
+      : pitch (((size_t) w * bytes_per_pixel + 255) / 256 * 256), width (w), height (h), bpp (bytes_per_pixel),
+        bytes (pitch * (size_t) h)
+  {
+  }
+  explicit PitchedPlane (const cv::Mat & m) : PitchedPlane (m.cols, m.rows, (int) m.elemSize ())
+  {
+    for (int y = 0; y < m.rows; y++)
+      std::copy (m.ptr (y), m.ptr (y) + (size_t) m.cols * bpp, row (y));
+  }
+  uint8_t *row (int y) { return bytes.data () + (size_t) y * pitch; }
+  const uint8_t *data () const { return bytes.data (); }
+  cv::Mat mat (int type) const
+  {
+    cv::Mat m (height, width, type);
+    for (int y = 0; y < height; y++)
+      std::copy (data () + (size_t) y * pitch, data () + (size_t) y * pitch + (size_t) width * bpp, m.ptr (y));
+    return m;
+  }
+};
+
+}  // namespace
+
+CvPyramid
+model_pyramid4 (const cv::Mat & gray, int window, int max_level)
+{
+  const int top = cudavision::flow_pyramid_levels (gray.cols, gray.rows, window, max_level);
+  std::vector<PitchedPlane> levels;
+  levels.emplace_back (gray);
+  for (int l = 1; l <= top; l++) {
+    const PitchedPlane & s = levels.back ();
+    PitchedPlane d ((s.width + 1) / 2, (s.height + 1) / 2, 1);
+    for (int y = 0; y < d.height; y++) {
+      for (int x0 = 0; x0 < d.width; x0 += 4) {
+        const uint32_t out = cudavision::pyr_down4_at (s.data (), s.pitch, s.width, s.height, x0, y);
+        for (int k = 0; k < 4 && x0 + k < d.width; k++)
+          d.row (y)[x0 + k] = (uint8_t) (out >> (8 * k));
+      }
+    }
+    levels.push_back (std::move (d));
+  }
+  CvPyramid r;
+  for (const PitchedPlane & s : levels) {
+    PitchedPlane d (s.width, s.height, 4);
+    for (int y = 0; y < s.height; y++) {
+      for (int x0 = 0; x0 < s.width; x0 += 4) {
+        uint32_t out[4];
+        cudavision::scharr4_at (s.data (), s.pitch, s.width, s.height, x0, y, out);
+        for (int k = 0; k < 4 && x0 + k < s.width; k++)
+          std::memcpy (d.row (y) + 4 * (x0 + k), &out[k], 4);
+      }
+    }
+    r.images.push_back (s.mat (CV_8UC1));
+    r.derivs.push_back (d.mat (CV_16SC2));
+  }
+  return r;
+}
+
+namespace {
+
 /* lk_track_point's window on the host: every pixel in turn, exact sums. */
 struct HostWindow {
   int win;
@@ -215,6 +285,109 @@ model_lk (const cv::Mat & prev, const cv::Mat & next, const std::vector<cv::Poin
     out.push_back (v);
   }
   return out;
+}
+
+namespace {
+
+/* lk_track_point's window as the kernel's warp computes it: 32 lanes, each
+ * summing its own segments with its own code; the warp's totals are their
+ * sums (the device adds them exactly too, lk_warp_total). */
+template <int KS>
+struct LaneWindows {
+  std::vector<cudavision::LkSegmentWindow<KS>> lanes;
+  long long c1 = 0, c2 = 0;
+
+  explicit LaneWindows (int win)
+  {
+    for (int l = 0; l < 32; l++)
+      lanes.emplace_back (l, win);
+  }
+
+  cudavision::LkSums3 setup (const cudavision::LkLevel & L, int ax, int ay, bool direct,
+      const cudavision::LkWeights & w)
+  {
+    long long t[5] = {};
+    for (auto & lane : lanes) {
+      int p[5];
+      lane.lane_setup (L, ax, ay, direct, w, p);
+      for (int i = 0; i < 5; i++)
+        t[i] += p[i];
+    }
+    c1 = t[3];
+    c2 = t[4];
+    cudavision::LkSums3 s;
+    s.a11 = t[0];
+    s.a12 = t[1];
+    s.a22 = t[2];
+    return s;
+  }
+
+  cudavision::LkSums2 iterate (const cudavision::LkLevel & L, int ax, int ay, bool direct,
+      const cudavision::LkWeights & w)
+  {
+    long long t[2] = {};
+    for (const auto & lane : lanes) {
+      int p[2];
+      lane.lane_iterate (L, ax, ay, direct, w, p);
+      t[0] += p[0];
+      t[1] += p[1];
+    }
+    cudavision::LkSums2 s;
+    s.b1 = t[0] - c1;
+    s.b2 = t[1] - c2;
+    return s;
+  }
+};
+
+template <int KS>
+std::vector<FlowVector>
+lane_track (const std::vector<cudavision::LkLevel> & lv, const FlowParams & p, const std::vector<cv::Point2f> & pts)
+{
+  const cudavision::LkConfig cfg = cudavision::lk_config (p, (int) lv.size () - 1);
+  LaneWindows<KS> ex (p.window);
+  std::vector<FlowVector> out;
+  for (const cv::Point2f & q : pts) {
+    FlowVector v;
+    v.prev_x = q.x;
+    v.prev_y = q.y;
+    v.status = (uint8_t) cudavision::lk_track_point (ex, lv.data (), cfg, q.x, q.y, &v.x, &v.y);
+    out.push_back (v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FlowVector>
+lane_model_lk (const cv::Mat & prev, const cv::Mat & next, const std::vector<cv::Point2f> & pts, const FlowParams & p)
+{
+  const CvPyramid a = opencv_pyramid (prev, p.window, p.max_level);
+  const CvPyramid b = opencv_pyramid (next, p.window, p.max_level);
+  const int levels = (int) std::min (a.images.size (), b.images.size ());
+  std::vector<PitchedPlane> planes;
+  planes.reserve ((size_t) levels * 3);
+  std::vector<cudavision::LkLevel> lv ((size_t) levels);
+  for (int l = 0; l < levels; l++) {
+    planes.emplace_back (a.images[l]);
+    planes.emplace_back (a.derivs[l]);
+    planes.emplace_back (b.images[l]);
+    const PitchedPlane *q = &planes[planes.size () - 3];
+    cudavision::LkLevel & L = lv[(size_t) l];
+    L.prev = q[0].data ();
+    L.prev_pitch = q[0].pitch;
+    L.deriv = q[1].data ();
+    L.deriv_pitch = q[1].pitch;
+    L.next = q[2].data ();
+    L.next_pitch = q[2].pitch;
+    L.width = a.images[l].cols;
+    L.height = a.images[l].rows;
+  }
+  switch (cudavision::lk_segments_per_lane (p.window)) {
+    case 1: return lane_track<1> (lv, p, pts);
+    case 2: return lane_track<2> (lv, p, pts);
+    case 4: return lane_track<4> (lv, p, pts);
+    default: return lane_track<8> (lv, p, pts);
+  }
 }
 
 cv::Mat

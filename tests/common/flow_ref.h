@@ -49,10 +49,24 @@ CvPyramid opencv_pyramid (const cv::Mat & gray, int window, int max_level);
  * (pyr_down_at, scharr_at): images (CV_8U) and derivatives (CV_16SC2). */
 CvPyramid model_pyramid (const cv::Mat & gray, int window, int max_level);
 
+/* The same pyramid made by the kernels' own per-thread code
+ * (cuda/flow/flow_pyramid4.h: 4 pixels a thread from word loads), run on
+ * the host over every thread, each level in its own exactly sized buffer
+ * with the device's row pitch (a read past a level shows under ASan). */
+CvPyramid model_pyramid4 (const cv::Mat & gray, int window, int max_level);
+
 /* lk_track_point, the GPU tracker's code, run on the host on OpenCV's
  * pyramids of prev and next: what the kernel computes for these points,
  * up to nothing (its sums are exact integers either way). */
 std::vector<cudavision::FlowVector> model_lk (const cv::Mat & prev, const cv::Mat & next,
+    const std::vector<cv::Point2f> & pts, const cudavision::FlowParams & p);
+
+/* The same with the kernel's warp layout (cuda/flow/lk_window.h): each of
+ * the 32 lanes' share of the window sums computed by the lane's own code
+ * and added up, on OpenCV's pyramids copied into exactly sized buffers with
+ * the device's row pitch. Equal to model_lk bit for bit when the layout is
+ * right. */
+std::vector<cudavision::FlowVector> lane_model_lk (const cv::Mat & prev, const cv::Mat & next,
     const std::vector<cv::Point2f> & pts, const cudavision::FlowParams & p);
 
 /* warpAffine with INTER_LINEAR, BORDER_REFLECT_101: the content moves by

@@ -2,7 +2,7 @@
  * and the GPU algorithms' arithmetic checked against OpenCV on the CPU:
  *  - blur: the fixed-point taps and a plain model of the kernels' integer
  *    arithmetic (cpu::gaussian_blur_fixed_reference) are bit-exact to
- *    cv::GaussianBlur;
+ *    cv::GaussianBlur, and so is the direct kernel's per-thread code;
  *  - otsu: the device's search (fast path and exact recurrence, run on the
  *    host by otsu_threshold_host) gives cv::threshold's threshold. */
 #include "../common/harness.h"
@@ -10,6 +10,8 @@
 
 #include "../../cpu/blur_cpu.h"
 #include "../../cuda/blur/blur.h"
+#include "../../cuda/blur/blur_direct.h"
+#include "../../cuda/blur/blur_direct_strip.h"
 #include "../../cuda/otsu/otsu.h"
 #include "gstcvotsumeta.h"
 
@@ -189,6 +191,84 @@ TEST (BlurCpu, GpuArithmeticModelIsBitExact)
       }
     }
   }
+}
+
+/* The direct kernel's per-thread code (blur_direct_strip.h) run on the
+ * host for every thread: the frame in a buffer of exactly pitch x height
+ * bytes (a read past it shows under ASan). */
+template <int R>
+static cv::Mat
+direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch)
+{
+  const auto taps = cudavision::blur_direct_taps<R> (t.x, t.radius_x (), t.y, t.radius_y ());
+  std::vector<uint8_t> src (pitch * in.rows), dst (pitch * in.rows);
+  for (int y = 0; y < in.rows; y++)
+    std::copy (in.ptr (y), in.ptr (y) + in.cols, src.data () + y * pitch);
+  for (int y0 = 0; y0 < in.rows; y0 += cudavision::kBlurDirectRows)
+    for (int x = 0; x < in.cols; x += 4)
+      cudavision::blur_direct_strip<R, cudavision::kBlurDirectRows> (src.data (), pitch, dst.data (), pitch, in.cols,
+          in.rows, taps, x, y0);
+  cv::Mat out (in.rows, in.cols, CV_8UC1);
+  for (int y = 0; y < in.rows; y++)
+    std::copy (dst.data () + y * pitch, dst.data () + y * pitch + in.cols, out.ptr (y));
+  return out;
+}
+
+/* GRAY8 blurs the direct kernel takes (radius classes 1 to 4, every x tap
+ * below 256), by its per-thread code: OpenCV's pixels, for widths that
+ * leave 0 to 3 pixels in the last word, frames narrower than the words
+ * and shorter than the kernel, rows with no slack after them (pitch =
+ * width rounded up to 4) and the device's 256-byte pitch. */
+TEST (BlurCpu, DirectKernelThreadCodeIsBitExact)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 5 }, { 5, 9 }, { 7, 3 }, { 8, 17 }, { 9, 16 },
+    { 13, 33 }, { 97, 61 }, { 641, 47 } };
+  struct K {
+    int kx, ky;
+    double sx, sy;
+  };
+  const K kernels[] = { { 3, 3, 0.8, 0.8 }, { 5, 5, 1.1, 1.1 }, { 5, 5, 0.35, 2.0 }, { 7, 5, 1.4, 0.9 },
+    { 9, 9, 2.0, 2.0 }, { 5, 9, 1.0, 3.0 }, { 9, 3, 4.0, 0.5 }, { 7, 1, 1.2, 1.0 }, { 3, 9, 0.5, 1.7 } };
+  int runs = 0;
+  for (const auto & s : sizes) {
+    const cv::Mat in = random_mat (s[0], s[1], CV_8UC1, s[0] * 17 + s[1]);
+    for (const K & k : kernels) {
+      const cudavision::BlurTaps t = cudavision::make_blur_taps (k.kx, k.ky, k.sx, k.sy);
+      ASSERT_LE (std::max (t.radius_x (), t.radius_y ()), cudavision::kBlurDirectMaxRadius);
+      for (int d = 0; d <= t.radius_x (); d++)
+        ASSERT_LT (t.x[d], 256) << k.kx << " " << k.sx;
+      cv::Mat expected;
+      cv::GaussianBlur (in, expected, cv::Size (k.kx, k.ky), k.sx, k.sy, cv::BORDER_REFLECT_101);
+      for (size_t pitch : { (size_t) (s[0] + 3) / 4 * 4, ((size_t) s[0] + 255) / 256 * 256 }) {
+        cv::Mat got;
+        switch (cudavision::blur_radius_class (std::max (t.radius_x (), t.radius_y ()))) {
+          case 1: got = direct_model<1> (in, t, pitch); break;
+          case 2: got = direct_model<2> (in, t, pitch); break;
+          case 3: got = direct_model<3> (in, t, pitch); break;
+          default: got = direct_model<4> (in, t, pitch); break;
+        }
+        const Diff d = compare (got, expected);
+        EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k.kx << "x" << k.ky << " sigma " << k.sx << ","
+                                   << k.sy << " pitch " << pitch << " max " << d.max_abs;
+        runs++;
+      }
+    }
+  }
+  EXPECT_EQ (runs, 11 * 9 * 2);
+  /* a row kernel that is 1 at its centre (tap 256: ksize 1, or a tiny
+   * sigma) does not fit dp4a's bytes: Auto keeps the fused kernel for it,
+   * and for larger radii and RGBA */
+  for (const cudavision::BlurTaps & one :
+      { cudavision::make_blur_taps (3, 3, 0.1, 0.1), cudavision::make_blur_taps (1, 7, 1.0, 1.2) }) {
+    ASSERT_EQ (one.x[0], 256);
+    EXPECT_EQ (cudavision::blur_default_variant (1, 64, 64, one), cudavision::BlurVariant::Fused);
+  }
+  EXPECT_EQ (cudavision::blur_default_variant (1, 64, 64, cudavision::make_blur_taps (5, 5, 1.1, 1.1)),
+      cudavision::BlurVariant::Direct);
+  EXPECT_EQ (cudavision::blur_default_variant (4, 64, 64, cudavision::make_blur_taps (5, 5, 1.1, 1.1)),
+      cudavision::BlurVariant::Fused);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 64, 64, cudavision::make_blur_taps (11, 11, 1.5, 1.5)),
+      cudavision::BlurVariant::Fused);
 }
 
 static std::vector<std::string> log_lines;

@@ -1,8 +1,10 @@
 /* cudaflow without a GPU (runs in CI):
  *  - the GPU path's arithmetic (cuda/flow_math.h) against OpenCV: its
  *    pyramids and Scharr derivatives bit for bit against
- *    cv::buildOpticalFlowPyramid, its tracker (run on the host on OpenCV's
- *    pyramids) against cv::calcOpticalFlowPyrLK;
+ *    cv::buildOpticalFlowPyramid (also through the pyramid kernels' own
+ *    per-thread code), its tracker (run on the host on OpenCV's pyramids)
+ *    against cv::calcOpticalFlowPyrLK, and the tracker's warp layout, lane
+ *    by lane, against that host model;
  *  - the element on backend=cpu: OpenCV's results exactly (basketball pair,
  *    consecutive frames of realshort.mp4, the grid of the dense mode),
  *    synthetic sub-pixel translations against the true motion, colour
@@ -126,6 +128,58 @@ TEST (FlowMath, PyramidAndScharrBitExact)
             << g.cols << "x" << g.rows << " derivatives of level " << l;
       }
     }
+  }
+}
+
+/* The pyramid kernels' per-thread code (4 pixels from word loads, edges
+ * through reflection), run on the host over every thread: the same levels
+ * and derivatives, for widths that leave 0 to 3 pixels in the last word,
+ * levels narrower than the words, and a 256-byte pitch with no slack. */
+TEST (FlowMath, PyramidKernelsThreadCodeBitExact)
+{
+  const cv::Mat astro = load_gray (data_path ("astronaut.png"));
+  std::vector<cv::Mat> images = { basketball (1), astro (cv::Rect (3, 5, 301, 177)).clone () };
+  for (const auto & s : std::vector<cv::Size> { { 1, 1 }, { 2, 3 }, { 3, 1 }, { 5, 4 }, { 7, 9 }, { 8, 8 }, { 13, 6 },
+           { 16, 17 }, { 31, 23 }, { 45, 44 }, { 257, 33 } })
+    images.push_back (astro (cv::Rect (100, 100, s.width, s.height)).clone ());
+  for (const cv::Mat & g : images) {
+    for (int window : { 5, 21 }) {
+      const CvPyramid ref = opencv_pyramid (g, window, 5), got = model_pyramid4 (g, window, 5);
+      ASSERT_EQ (got.images.size (), ref.images.size ()) << g.cols << "x" << g.rows;
+      for (size_t l = 0; l < ref.images.size (); l++) {
+        EXPECT_EQ (compare (got.images[l], ref.images[l]).differing, 0) << g.cols << "x" << g.rows << " level " << l;
+        EXPECT_EQ (compare (got.derivs[l], ref.derivs[l]).differing, 0)
+            << g.cols << "x" << g.rows << " derivatives of level " << l;
+      }
+    }
+  }
+}
+
+/* The tracker's warp layout (runs of 4 samples a lane, word loads, dp2a,
+ * the constant part of the mismatch sums taken out), each lane's code run
+ * on the host: the host model's points bit for bit, for windows that give
+ * every segments-per-lane count (1, 2, 4, 8), partial runs at the window's
+ * right edge, and windows over the level's borders. */
+TEST (FlowMath, TrackerWarpLayoutIsTheHostModel)
+{
+  const cv::Mat & b1 = basketball (1), & b2 = basketball (2);
+  const cv::Mat astro = load_gray (data_path ("astronaut.png"));
+  std::vector<cv::Point2f> corners = opencv_features (b1, 400, 0.001, 5);
+  corners.insert (corners.end (), { { -3.f, 10.f }, { -21.f, 5.f }, { -25.f, 30.f }, { 650.f, 470.f },
+      { 639.5f, 479.5f }, { 0.f, 0.f }, { 639.f, 479.f }, { 1.5f, 478.f } });
+  const cv::Mat moved = shifted (astro, 2.25, -1.5);
+  const auto grid = grid_points (astro.cols, astro.rows, 16);
+  const cv::Mat t1 = astro (cv::Rect (200, 200, 13, 9)).clone (), t2 = astro (cv::Rect (201, 199, 13, 9)).clone ();
+  for (const FlowParams & p : { FlowParams (), flow_params (4, 3, 30, 0.01, 1e-4), flow_params (7, 5, 10, 0.001, 1e-3),
+           flow_params (11, 3, 30, 0.01, 1e-4), flow_params (16, 3, 30, 0.01, 1e-4), flow_params (17, 2, 30, 0.01, 1e-4),
+           flow_params (25, 3, 30, 0.01, 1e-4), flow_params (32, 2, 100, 0, 0), flow_params (3, 1, 5, 0.5, 1e-4) }) {
+    const std::string what = flow_element ("-", p);
+    EXPECT_EQ (diff_vectors (lane_model_lk (b1, b2, corners, p), model_lk (b1, b2, corners, p)), "")
+        << "basketball " << what;
+    EXPECT_EQ (diff_vectors (lane_model_lk (astro, moved, grid, p), model_lk (astro, moved, grid, p)), "")
+        << "astronaut grid " << what;
+    EXPECT_EQ (diff_vectors (lane_model_lk (t1, t2, grid_points (13, 9, 1), p), model_lk (t1, t2, grid_points (13, 9, 1), p)),
+        "") << "13x9 " << what;
   }
 }
 

@@ -590,6 +590,8 @@ declared_kernels ()
     for (int channels : { 1, 4 })
       for (BlurKernel b : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns })
         k.push_back (&blur_traits (b, channels, radius));
+    if (radius <= 4) /* GRAY8, radius classes up to 4 (blur_direct.h) */
+      k.push_back (&blur_traits (BlurKernel::Direct, 1, radius));
   }
   k.insert (k.end (), { &otsu_histogram_traits (), &otsu_binarize_traits () });
   k.insert (k.end (),
@@ -645,7 +647,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.roots", "canny.weak", "canny.histogram", "canny.median" })
     EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
-  EXPECT_EQ (declared.size (), 2u + 12u + 2u + 4u + 6u + 5u + 7u);
+  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 6u + 5u + 7u);
 
   /* The fixed shapes (shared-memory tiles, one warp) are listed and
    * skipped; every other kernel is measured. */

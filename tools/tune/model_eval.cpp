@@ -110,6 +110,7 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
       return false;
     const BlurKernel k = !std::strcmp (kind, "fused") ? BlurKernel::Fused
         : !std::strcmp (kind, "rows")                 ? BlurKernel::Rows
+        : !std::strcmp (kind, "direct")               ? BlurKernel::Direct
                                                       : BlurKernel::Columns;
     *traits = &blur_traits (k, c, radius);
     /* What blur's configure() declares (blur_kernels.cu). */

@@ -1,10 +1,12 @@
 /* cudavision-tune — cudablur's kernels, for the radius classes the usual
  * settings compile to: the element's default (sigma 1.5: 11 taps, radius
  * 5) and the 5x5 / sigma 1.1 of the examples and benchmarks (radius 2);
- * GRAY8 and RGBA; the fused kernel and the two-pass rows and columns. */
+ * GRAY8 and RGBA; the fused kernel, the two-pass rows and columns, and on
+ * GRAY8 up to radius 4 the direct kernel (what Auto runs there). */
 #include "tunable.h"
 
 #include "../../cuda/blur/blur.h"
+#include "../../cuda/blur/blur_direct.h" /* kBlurDirectMaxRadius */
 
 using namespace cudavision;
 
@@ -38,9 +40,13 @@ struct Registrations {
       const BlurTaps taps = make_blur_taps (st.ksize, st.ksize, st.sigma, st.sigma);
       const int radius = taps.radius_x ();
       for (int channels : { 1, 4 }) {
-        for (BlurKernel k : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns }) {
+        for (BlurKernel k : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns, BlurKernel::Direct }) {
+          if (k == BlurKernel::Direct && (channels != 1 || radius > kBlurDirectMaxRadius))
+            continue;
           const KernelTraits & t = blur_traits (k, channels, radius);
-          const BlurVariant v = k == BlurKernel::Fused ? BlurVariant::Fused : BlurVariant::TwoPass;
+          const BlurVariant v = k == BlurKernel::Fused ? BlurVariant::Fused
+              : k == BlurKernel::Direct               ? BlurVariant::Direct
+                                                      : BlurVariant::TwoPass;
           Tunable tu;
           tu.name = t.name;
           tu.traits = &t;

@@ -67,8 +67,10 @@ check_accepted (const HaarCascade & c)
       broken ("rectangle count", f);
     for (int r = 0; r < feat.nrects; r++) {
       const HaarRect & rc = feat.rects[r];
-      if (rc.x < 0 || rc.y < 0 || rc.width <= 0 || rc.height <= 0 || rc.x + rc.width > c.window_width ||
-          rc.y + rc.height > c.window_height)
+      /* an empty rectangle sums to 0 and reads only corners inside the
+       * window: allowed, as OpenCV allows it */
+      if (rc.x < 0 || rc.y < 0 || rc.width < 0 || rc.height < 0 || (long) rc.x + rc.width > c.window_width ||
+          (long) rc.y + rc.height > c.window_height)
         broken ("rectangle outside the window", f);
     }
   }

@@ -9,8 +9,8 @@
 # records 10-minute runs). Configures DIR (default build-fuzz) once with
 # clang, -Dfuzz=enabled and -Db_sanitize=address,undefined, builds only the
 # fuzz targets (no CUDA code), makes the seed corpus from real files
-# (opencv-data's cascades, docs/measurements/*/table.tsv; fuzz/make_seeds.py)
-# and runs each target. Inputs that crash or trip a sanitizer are written to
+# (opencv-data's cascades, docs/measurements/*/table.tsv; fuzz/make_seeds.py,
+# plus fuzz/regressions/: inputs of past findings) and runs each target. Inputs that crash or trip a sanitizer are written to
 # DIR/findings/TARGET/ and fail the run; the corpus grown by earlier runs is
 # kept in DIR/corpus/TARGET/. Ends with one line per target. Installs clang
 # and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev) when missing.
@@ -60,6 +60,10 @@ for d in /usr/share/opencv4/haarcascades /usr/share/opencv4/lbpcascades; do
   [ -d "$d" ] && cascades+=("$d")
 done
 python3 fuzz/make_seeds.py "$seeds" --cascades "${cascades[@]}" --tables docs/measurements/*/table.tsv
+# past findings, fixed: every run replays them first
+for t in haar-cascade tuning-table; do
+  [ -d "fuzz/regressions/$t" ] && cp fuzz/regressions/$t/* "$seeds/$t/" 2>/dev/null || true
+done
 
 # A finding is any crash, sanitizer report (UBSan stops too) or leak.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

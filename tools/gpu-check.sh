@@ -205,13 +205,13 @@ if wanted streams; then
   for size in 1280x720 1920x1080; do
     line=$(grep "^STREAMS size=$size " "$out/streams.log" | tr '\n' ' ')
     [ -z "$line" ] && continue
-    fps=$(grep -o 'pipelines=[0-9]* devices=[^ ]* fps=[0-9.]*' <<<"$line" | sed -E 's/pipelines=([0-9]+) devices=[^ ]+ fps=([0-9.]+)/\1: \2/' | tr '\n' ',')
+    fps=$(grep -o 'pipelines=[0-9]* devices=[^ ]* fps=[0-9.]*' <<<"$line" | sed -E 's/pipelines=([0-9]+) devices=[^ ]+ fps=([0-9.]+)/\1: \2/' | paste -sd';' | sed 's/;/, /g')
     x4=$(grep -o "pipelines=4 [^ ]* fps=[0-9.]* speedup=[0-9.]*" <<<"$line" | sed 's/.*speedup=//')
     checks=$(grep -o 'device_check=[0-9]*/[0-9]*' <<<"$line" | awk -F'[=/]' '{a += $2; b += $3} END {print a "/" b}')
     res=PASS
     grep -q 'error=' <<<"$line" && res=FAIL
     awk -F/ '{exit !($1 == $2 && $2 > 0)}' <<<"$checks" || res=FAIL
-    row "streams $size" "$res" "frames/s by pipeline count ${fps%,}; 4 vs 1: ${x4:-?}x; frames on their device $checks"
+    row "streams $size" "$res" "frames/s by pipeline count ${fps}; 4 vs 1: ${x4:-?}x; frames on their device $checks"
   done
   while read -r _ size pipes el med p90 verdict; do
     [ "$pipes" = "pipelines=1" ] || continue

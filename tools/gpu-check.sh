@@ -11,7 +11,8 @@
 # every check that ran passed.
 #
 #   tools/gpu-check.sh [--quick] [--only PARTS] [--skip PARTS] [--tests NAMES]
-#                      [--tools TOOLS] [--builddir DIR] [--out DIR] [--arch CC]
+#                      [--tools TOOLS] [--filter GTEST_FILTER] [--builddir DIR]
+#                      [--out DIR] [--arch CC]
 #                      [--bundle] [--jobs N]
 #
 #   --quick        shorter runs: sanitizers skip the large-frame and
@@ -23,6 +24,7 @@
 #                  edges-gpu, oom-gpu, ...): the suite and the sanitizers run
 #                  only those
 #   --tools TOOLS  sanitizer tools (default memcheck,racecheck,synccheck,initcheck)
+#   --filter F     gtest filter for the sanitizer runs (replaces --quick's)
 #   --builddir DIR default build-gpu
 #   --out DIR      logs (default DIR/gpu-check)
 #   --arch CC      e.g. 90; default: nvidia-smi's compute capability
@@ -37,7 +39,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-quick=0 only="" skip="" tests="" tools="memcheck,racecheck,synccheck,initcheck" bdir=build-gpu out="" arch=""
+quick=0 only="" skip="" tests="" gfilter="" tools="memcheck,racecheck,synccheck,initcheck" bdir=build-gpu out="" arch=""
 bundle=0 jobs=4
 while [ $# -gt 0 ]; do
   case $1 in
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --skip) skip=$2; shift 2 ;;
     --tests) tests=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
+    --filter) gfilter=$2; shift 2 ;;
     --builddir) bdir=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --arch) arch=$2; shift 2 ;;
@@ -153,6 +156,7 @@ if wanted sanitize; then
   filter=()
   # --quick: the large-frame, every-mode and long-cycle tests stay out
   [ $quick = 1 ] && filter=(--gtest_filter='-*Sizes*:*Largest*:*EveryMode*:*EveryBlockSizing*:*BlockSizingMode*:*Bundled*:*TwoHundred*:*EveryRegisteredKernel*:*EveryCase*')
+  [ -n "$gfilter" ] && filter=(--gtest_filter="$gfilter")
   IFS=, read -ra tool_list <<<"$tools"
   for tool in "${tool_list[@]}"; do
     t0=$SECONDS

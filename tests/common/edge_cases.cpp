@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <opencv2/imgproc.hpp>
 
 #include <cstdio>
@@ -654,6 +655,22 @@ device_used_mib ()
   return (double) (total_b - free_b) / (1024.0 * 1024.0);
 }
 
+struct Memory {
+  double rss = 0, heap = 0, dev = 0;
+};
+
+static Memory
+memory_now (bool device)
+{
+  malloc_trim (0);
+  Memory m;
+  m.rss = resident_mib ();
+  const struct mallinfo2 mi = mallinfo2 ();
+  m.heap = (double) (mi.uordblks + mi.hblkhd) / (1024.0 * 1024.0);
+  m.dev = device ? device_used_mib () : 0;
+  return m;
+}
+
 /* Objects the leaks tracer saw created since tracking started and not
  * destroyed, by type name (addresses may be reused, hence counts). */
 static std::map<std::string, int>
@@ -717,22 +734,32 @@ check_start_stop_cycles (const std::string & backend, int cycles, int w, int h, 
   const bool device = limits.device_mib >= 0;
   ASSERT_TRUE (cycle (0));
   /* Memory first, without the tracer's bookkeeping (while tracking, it
-   * keeps a record of every object created and destroyed, which grows). */
-  const double rss0 = resident_mib ();
-  const double dev0 = device ? device_used_mib () : 0;
-  for (int i = 1; i <= cycles; i++)
+   * keeps a record of every object created and destroyed, which grows).
+   * Two measures, after malloc_trim (free heap pages handed back, so what
+   * malloc keeps for reuse does not look like a leak): the resident set
+   * (heap, pinned host memory, the driver's) and the heap in use. */
+  const Memory m0 = memory_now (device);
+  std::vector<Memory> trail;
+  for (int i = 1; i <= cycles; i++) {
     if (!cycle (i))
       break;
-  const double rss1 = resident_mib ();
-  const double dev1 = device ? device_used_mib () : 0;
-  std::printf ("%d cycles of %dx%d through every element (%s): resident %.1f -> %.1f MiB", cycles, w, h,
-      backend.c_str (), rss0, rss1);
+    if (i % std::max (1, cycles / 4) == 0)
+      trail.push_back (memory_now (device));
+  }
+  const Memory m1 = memory_now (device);
+  std::printf ("%d cycles of %dx%d through every element (%s): resident %.1f -> %.1f MiB, heap in use %.1f -> %.1f "
+               "MiB",
+      cycles, w, h, backend.c_str (), m0.rss, m1.rss, m0.heap, m1.heap);
   if (device)
-    std::printf (", device memory in use %.1f -> %.1f MiB", dev0, dev1);
-  std::printf ("\n");
-  EXPECT_LE (rss1 - rss0, limits.rss_mib) << "resident memory grew over " << cycles << " cycles";
+    std::printf (", device memory in use %.1f -> %.1f MiB", m0.dev, m1.dev);
+  std::printf ("\n  resident after each quarter:");
+  for (const Memory & m : trail)
+    std::printf (" %.1f", m.rss);
+  std::printf (" MiB\n");
+  EXPECT_LE (m1.rss - m0.rss, limits.rss_mib) << "resident memory grew over " << cycles << " cycles";
+  EXPECT_LE (m1.heap - m0.heap, limits.rss_mib) << "heap in use grew over " << cycles << " cycles";
   if (device) {
-    EXPECT_LE (dev1 - dev0, limits.device_mib) << "device memory grew over " << cycles << " cycles";
+    EXPECT_LE (m1.dev - m0.dev, limits.device_mib) << "device memory grew over " << cycles << " cycles";
   }
   /* Then every GStreamer object made during as many cycles again must be
    * gone at the end. */

@@ -17,8 +17,8 @@ if [ ! -f "$bdir/build.ninja" ]; then
   meson setup "$bdir" -Dcudatoolkit="$cuda" -Db_sanitize=address,undefined -Db_lundef=false \
     -Dgpu_arch=75 -Dbench=disabled >/dev/null
 fi
-# only what the unit and gst suites run (and the plugin, which the no-gpu
-# test's gst-launch-1.0 would load)
+# only what the unit and gst suites run, and the programs they start
+# (cudavision-tune; the plugin, which the no-gpu test's gst-launch-1.0 loads)
 targets=$(meson introspect "$bdir" --tests | python3 -c '
 import json, os, sys
 root = os.path.abspath(sys.argv[1])
@@ -26,6 +26,7 @@ for t in json.load(sys.stdin):
     if set(t["suite"]) & {"cudavision:unit", "cudavision:gst", "unit", "gst"}:
         print(os.path.relpath(t["cmd"][0], root))
 ' "$bdir" | sort -u)
+targets="$targets tools/cudavision-tune gst/libgstcudavision.so"
 # shellcheck disable=SC2086
 ninja -C "$bdir" $targets
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap
@@ -34,4 +35,4 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=1:halt_on_
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}
 meson test -C "$bdir" --suite unit --suite gst --no-rebuild --print-errorlogs --num-processes 2 \
-  --timeout-multiplier 4
+  --timeout-multiplier 10

@@ -745,6 +745,22 @@ start_gpu (GstCvBaseFilter * self, gint device_id)
   return true;
 }
 
+/* backend=auto without a GPU: one line on stderr, once per process, in
+ * addition to the bus warning. gst-launch-1.0 -q (tools/demo.sh) and most
+ * applications do not print bus warnings, and a pipeline that silently
+ * runs 10-100x slower on the CPU is the surprise this line prevents. */
+static void
+announce_cpu_fallback (const gchar * reason)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    g_printerr ("cudavision: %s: the elements run on the CPU backend (OpenCV); set backend=cpu to choose it "
+                "explicitly, backend=cuda to make this an error\n",
+        reason);
+    g_once_init_leave (&once, 1);
+  }
+}
+
 static gboolean
 gst_cv_base_filter_start (GstBaseTransform * trans)
 {
@@ -757,21 +773,37 @@ gst_cv_base_filter_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   bool gpu = false;
-  if (backend != GST_CV_BACKEND_CPU)
-    gpu = gst_cv_cuda_available () && start_gpu (self, device_id);
+  const int n_devices = gst_cv_cuda_available () ? cudavision::cuda_device_count () : 0;
+  /* A device that does not exist is a configuration mistake, not a missing
+   * GPU: say which devices there are. */
+  const bool no_such_device = n_devices > 0 && device_id >= n_devices;
+  if (backend != GST_CV_BACKEND_CPU && n_devices > 0 && !no_such_device)
+    gpu = start_gpu (self, device_id);
 
   if (!gpu && backend == GST_CV_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No usable CUDA device, and backend=cuda was requested"),
-        ("device-id=%d: no NVIDIA driver, no device, or the context could not be created; "
-         "use backend=auto or backend=cpu to run on the CPU",
-            device_id));
+    if (no_such_device)
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("CUDA device %d does not exist", device_id),
+          ("device-id=%d, but this machine has %d CUDA device%s (0 to %d); "
+           "device-id=-1 takes any (or the shared context's)",
+              device_id, n_devices, n_devices == 1 ? "" : "s", n_devices - 1));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No usable CUDA device, and backend=cuda was requested"),
+          ("device-id=%d: no NVIDIA driver, no device, or the context could not be created; "
+           "use backend=auto or backend=cpu to run on the CPU",
+              device_id));
     gst_clear_object (&p->context);
     return FALSE;
   }
-  if (!gpu && backend == GST_CV_BACKEND_AUTO)
+  if (!gpu && backend == GST_CV_BACKEND_AUTO) {
+    const gchar *why = no_such_device ? "CUDA device %d does not exist" : "No usable CUDA device";
+    gchar *reason = g_strdup_printf (why, device_id);
     GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device: %s runs on the CPU backend (OpenCV)", GST_ELEMENT_NAME (self)),
-        ("device-id=%d; set backend=cpu to choose the CPU explicitly", device_id));
+        ("%s: %s runs on the CPU backend (OpenCV)", reason, GST_ELEMENT_NAME (self)),
+        ("device-id=%d, %d CUDA device%s; set backend=cpu to choose the CPU explicitly", device_id, n_devices,
+            n_devices == 1 ? "" : "s"));
+    announce_cpu_fallback (reason);
+    g_free (reason);
+  }
   if (!gpu)
     gst_clear_object (&p->context);
 

@@ -28,20 +28,37 @@ CudaEventTimer::record (Mark * out)
   return true;
 }
 
+/* cudaEventQuery (not cudaEventElapsedTime) answers "not yet": it is the
+ * API meant for polling, so compute-sanitizer does not report its
+ * cudaErrorNotReady, while every cudaEventElapsedTime on an unfinished
+ * event showed up in sanitizer logs as an API error. */
+static AutoTimer::Poll
+query (cudaEvent_t e)
+{
+  const cudaError_t r = cudaEventQuery (e);
+  if (r == cudaSuccess)
+    return AutoTimer::Poll::Ready;
+  /* Neither answer may stay behind as the "last error" that the next
+   * launcher's check would read; nothing else is cleared. */
+  if (cudaPeekAtLastError () == r)
+    cudaGetLastError ();
+  return r == cudaErrorNotReady ? AutoTimer::Poll::NotReady : AutoTimer::Poll::Failed;
+}
+
 AutoTimer::Poll
 CudaEventTimer::elapsed_us (Mark from, Mark to, double *us)
 {
   if (from >= events_.size () || to >= events_.size ())
     return Poll::Failed;
+  /* Marks on one stream complete in order: `to` done means `from` is too,
+   * but a failed `from` still has to be seen. */
+  for (const Mark m : { to, from }) {
+    const Poll p = query (events_[m].get ());
+    if (p != Poll::Ready)
+      return p;
+  }
   float ms = 0;
   const cudaError_t e = cudaEventElapsedTime (&ms, events_[from].get (), events_[to].get ());
-  if (e == cudaErrorNotReady) {
-    /* Not an error: but make sure it is not left as the "last error" that
-     * the next launcher's check would read. Nothing else is cleared. */
-    if (cudaPeekAtLastError () == cudaErrorNotReady)
-      cudaGetLastError ();
-    return Poll::NotReady;
-  }
   if (e != cudaSuccess) {
     if (cudaPeekAtLastError () == e)
       cudaGetLastError ();

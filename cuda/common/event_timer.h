@@ -1,6 +1,7 @@
 /* cudavision — the clock of block-sizing=auto: timing events on one
- * stream, read with cudaEventElapsedTime, which answers "not ready" rather
- * than waiting (cuda/auto_tuner.h). */
+ * stream, polled with cudaEventQuery (which answers "not ready" rather than
+ * waiting) and read with cudaEventElapsedTime once both have completed
+ * (cuda/policy/auto_tuner.h). */
 #pragma once
 
 #include "../policy/auto_tuner.h"

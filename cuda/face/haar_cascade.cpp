@@ -308,8 +308,10 @@ Parser::read_features (const XmlElement & casc)
           !to_int (r, t[3], rw, &hr.height) || !to_real (r, t[4], rw, &weight))
         return false;
       hr.weight = (float) weight;
-      if (hr.x < 0 || hr.y < 0 || hr.width < 0 || hr.height < 0 || hr.x + hr.width > c_.window_width ||
-          hr.y + hr.height > c_.window_height)
+      /* 64-bit sums: x + width in int overflows for values near INT_MAX,
+       * wraps negative and would pass (found by fuzz/fuzz_haar_cascade) */
+      if (hr.x < 0 || hr.y < 0 || hr.width < 0 || hr.height < 0 || (int64_t) hr.x + hr.width > c_.window_width ||
+          (int64_t) hr.y + hr.height > c_.window_height)
         return fail (&r, rw + "(" + t[0] + "," + t[1] + ") " + t[2] + "x" + t[3] + " is not inside the " +
             std::to_string (c_.window_width) + "x" + std::to_string (c_.window_height) + " window");
       feat.nrects++;

@@ -9,8 +9,8 @@
  * element's stream, a CUDA event) queued when its shape is chosen, to the
  * next mark: the choice of the next launch, or the end of the element's
  * frame. Marks are read later, when the device has passed them: every call
- * first collects the finished ones (cudaEventElapsedTime, which returns
- * "not ready" instead of waiting) and leaves the rest for the next frame.
+ * first collects the finished ones (cudaEventQuery, which returns "not
+ * ready" instead of waiting, then cudaEventElapsedTime) and leaves the rest for the next frame.
  * So a segment covers the kernel plus whatever its launcher queues after it
  * on the stream; that is the same for every candidate, so the ranking holds.
  *

@@ -88,6 +88,17 @@ field (const std::string & s)
   return out;
 }
 
+/* Names with control characters are refused: the writer (field) could not
+ * write them back unchanged, and no GPU or kernel is named so. */
+bool
+printable (const std::string & s)
+{
+  for (const char c : s)
+    if ((unsigned char) c < 0x20 || c == 0x7f)
+      return false;
+  return true;
+}
+
 std::string
 line_error (size_t line, const std::string & what)
 {
@@ -171,6 +182,8 @@ TuningTable::parse (const std::string & text, std::string * error)
     key.gpu_name = f[0];
     if (key.gpu_name.empty ())
       return fail (n, "empty GPU name");
+    if (!printable (key.gpu_name))
+      return fail (n, "control character in the GPU name");
     if (!parse_cc (f[1], &key.cc_major, &key.cc_minor))
       return fail (n, "bad compute capability '" + f[1] + "' (expected e.g. 9.0)");
     if (!parse_int (f[2], &key.sm_count) || key.sm_count <= 0)
@@ -180,6 +193,8 @@ TuningTable::parse (const std::string & text, std::string * error)
     key.kernel = f[4];
     if (key.kernel.empty ())
       return fail (n, "empty kernel name");
+    if (!printable (key.kernel))
+      return fail (n, "control character in the kernel name");
     if (!parse_int (f[5], &key.width) || key.width <= 0)
       return fail (n, "bad width '" + f[5] + "'");
     if (!parse_int (f[6], &key.height) || key.height <= 0)

@@ -357,6 +357,8 @@ TEST (HaarCascade, BrokenStructureIsNamed)
     { edit ("1 0 2 0.5 -1 -2", "1 0 2 0.5 -1 -3"), "leaf 3 does not exist", HaarLoadError::Malformed },
     { edit ("1 0 2 0.5", "5 0 2 0.5"), "child node 5", HaarLoadError::Malformed },
     { edit ("0 2 8 2 2.", "0 2 8 7 2."), "rectangle 1: (0,2) 8x7 is not inside the 8x8 window", HaarLoadError::Malformed },
+    /* x + width beyond INT_MAX: once wrapped negative and accepted */
+    { edit ("0 2 8 2 2.", "2147483000 2 1000 2 2."), "is not inside the 8x8 window", HaarLoadError::Malformed },
     { edit ("1 1 3 3 -1.", "-1 1 3 3 -1."), "feature 1: rectangle 0", HaarLoadError::Malformed },
     { edit ("2 4 4 4 0.5</_>", "2 4 4 4 0.5</_><_>0 0 1 1 1.</_>"), "more than 3 rectangles", HaarLoadError::Malformed },
     { edit ("0 0 8 8 1.", "0 0 8 8"), "expected 5 numbers", HaarLoadError::Malformed },

@@ -179,6 +179,13 @@ TEST (TuningTable, ParseErrorsNameLineAndProblem)
   err = parse_error (kHeader + "GPU\t7.5\t16\t0\tk\t640\t480\t32x8\tfast\n");
   EXPECT_NE (err.find ("line 2"), std::string::npos) << err;
   EXPECT_NE (err.find ("time"), std::string::npos) << err;
+
+  /* names the writer could not write back unchanged (found by the fuzzer:
+   * a '\r' inside a kernel name came back as a space) */
+  err = parse_error (kHeader + "GPU\t7.5\t16\t0\tgray\rx\t640\t480\t32x8\t1\n");
+  EXPECT_NE (err.find ("control character in the kernel name"), std::string::npos) << err;
+  err = parse_error (kHeader + std::string ("G\0PU\t7.5\t16\t0\tk\t640\t480\t32x8\t1\n", 31));
+  EXPECT_NE (err.find ("control character in the GPU name"), std::string::npos) << err;
 }
 
 TEST (TuningTable, FailedParseKeepsTheTable)

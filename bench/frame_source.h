@@ -1,0 +1,96 @@
+/* cudavision benchmarks — what the soak (bench/soak.cpp) and many-stream
+ * (bench/streams.cpp) programs feed their pipelines and how they watch
+ * them: a few frames of real, moving content, uploaded once as device
+ * frames (or kept in system memory), pushed again and again through appsrc;
+ * a pipeline around a chain of elements with probes that count frames and
+ * time each element; the process's resident memory and the device memory
+ * in use. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/video/video.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cvbench {
+
+/* `count` frames of `format` at w x h: the picture at `image` (decoded by
+ * GStreamer; tests/data/grace_hopper.jpg, a face, edges and corners, when
+ * empty), scaled to cover the frame and moved 2 pixels right and 1 down
+ * per frame (motion for cudaflow). In device memory of `ctx` (uploaded
+ * now, so a timed run makes no host copies) or, with ctx null, in system
+ * memory. The buffers are the caller's. */
+std::vector<GstBuffer *> make_frames (GstCudaContext * ctx, GstVideoFormat format, int w, int h, int count,
+    const std::string & image = "");
+std::string frames_caps (GstVideoFormat format, int w, int h, bool device);
+
+/* Resident set size of this process, MiB. */
+double resident_mib ();
+/* Device memory in use on the current device (all processes), MiB; the
+ * context must be current. */
+double device_used_mib ();
+
+double percentile (std::vector<double> v, double p);
+
+/* A pipeline "appsrc ! CHAIN ! [video/x-raw !] fakesink" fed copies of
+ * `frames` (sharing their memory). Host time of every element of the
+ * chain, from its sink pad to its source pad (its transform and the
+ * buffer handling around it, not downstream), is recorded per frame; so
+ * is the arrival of every frame at the sink. */
+class ChainRun {
+public:
+  /* `chain`: gst-launch syntax; `system_out`: end in system memory
+   * (download). The context (may be null) is set on the pipeline. */
+  ChainRun (const std::string & chain, const std::string & caps, GstCudaContext * ctx, bool system_out);
+  ~ChainRun ();
+  bool ok () const { return pipe_ != nullptr; }
+  const std::string & description () const { return desc_; }
+
+  bool start ();
+  /* Pushes frame i (a copy of frames[i % n]) with timestamp i/30 s;
+   * blocks while appsrc holds a few frames. False once the pipeline has
+   * failed. */
+  bool push (const std::vector<GstBuffer *> & frames, guint64 i);
+  /* EOS, then waits for it (or an error). */
+  bool finish (int timeout_s = 600);
+  void stop ();
+
+  /* First error on the bus, "" if none (non-blocking). */
+  std::string error ();
+  guint64 frames_out () const;
+  /* Arrival times at the sink, steady clock, seconds since start(). */
+  std::vector<double> arrivals ();
+  /* Per element (in chain order): host microseconds per frame. */
+  std::vector<std::pair<std::string, std::vector<double>>> element_times ();
+  /* Called in the streaming thread for every frame at the sink, with the
+   * frame's number (0-based): the soak program samples memory there. */
+  void on_frame (std::function<void (guint64)> f) { on_frame_ = std::move (f); }
+  /* Elements of the chain, in order. */
+  std::vector<GstElement *> elements () const { return elements_; }
+
+private:
+  struct Probe;
+  static GstPadProbeReturn sink_probe (GstPad *, GstPadProbeInfo *, gpointer);
+  static GstPadProbeReturn src_probe (GstPad *, GstPadProbeInfo *, gpointer);
+  static void handoff (GstElement *, GstBuffer *, GstPad *, gpointer);
+
+  std::string desc_;
+  GstElement *pipe_ = nullptr, *src_ = nullptr, *sink_ = nullptr;
+  GstBus *bus_ = nullptr;
+  std::vector<GstElement *> elements_;
+  std::vector<std::unique_ptr<Probe>> probes_;
+  std::chrono::steady_clock::time_point t0_;
+  mutable std::mutex lock_;
+  std::vector<double> arrivals_;
+  guint64 out_ = 0;
+  std::function<void (guint64)> on_frame_;
+  std::string error_;
+};
+
+}  // namespace cvbench

@@ -1,0 +1,98 @@
+/* cudavision tests — faults and edges, for every element, on either
+ * backend: mid-stream caps changes, EOS without buffers, read-only and
+ * padded input, flushing seeks, start/stop cycles without leaks. The CPU
+ * suite (tests/gst/test_edges_cpu.cpp, test_lifecycle_cpu.cpp) runs them
+ * with backend=cpu, the GPU suite (tests/gpu/test_edges_gpu.cpp) with
+ * backend=cuda and device frames.
+ *
+ * What "right" means here: an element's output after a renegotiation, on
+ * read-only or padded input, or after a flushing seek, is byte for byte
+ * (pixels and metas) what a freshly started element gives on the same
+ * frames. The elements' own suites compare fresh output with OpenCV. */
+#pragma once
+
+#include "test_util.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cvtest {
+
+/* An element under test and the two input formats it is given (the same
+ * one twice for GRAY8-only elements). `props` makes its output depend on
+ * what it found (draw=true, messages). */
+struct EdgeElement {
+  std::string name;
+  std::string props;
+  GstVideoFormat fmt_a;
+  GstVideoFormat fmt_b;
+  std::string description (const std::string & backend) const { return name + " " + backend + " " + props; }
+};
+const std::vector<EdgeElement> & edge_elements ();
+
+/* What an output frame says: its caps (format and size), the visible bytes
+ * of every plane, the cudavision metas (points, vectors, faces, threshold)
+ * printed exactly. */
+struct Output {
+  std::string caps;
+  std::vector<uint8_t> bytes;
+  std::string metas;
+  bool operator== (const Output & o) const { return caps == o.caps && bytes == o.bytes && metas == o.metas; }
+  bool operator!= (const Output & o) const { return !(*this == o); }
+};
+Output describe_output (GstBuffer * buf, GstCaps * caps);
+/* Why two outputs differ, for a failure message. */
+std::string difference (const Output & a, const Output & b);
+
+/* A frame to push: grace_hopper.jpg (a face, edges, corners) scaled to
+ * w x h and moved `shift` pixels right and down (motion for cudaflow), in
+ * `format`, default strides. */
+struct InFrame {
+  GstVideoFormat format;
+  int width, height, shift;
+};
+GstBuffer *make_frame (const InFrame & f);
+std::string frame_caps (const InFrame & f);
+
+/* Pushes the frames through `element` (a gst-launch description of one
+ * element) in a GstHarness, new caps wherever a frame's caps differ from
+ * the previous one's, and returns an Output per frame. The harness takes
+ * `out_feature` output (nullptr: system memory). A frame the element
+ * refuses ends the list early. `make` builds each input buffer (default:
+ * make_frame). */
+using FrameMaker = GstBuffer *(*) (const InFrame &);
+std::vector<Output> run_frames (const std::string & element, const std::vector<InFrame> & frames,
+    const char *out_feature = nullptr, FrameMaker make = nullptr);
+
+/* The checks. `backend` is "backend=cpu" or "backend=cuda"; `out_feature`
+ * the output memory the GPU checks also ask for. Each uses gtest's EXPECT
+ * macros, naming the element in every failure. */
+void check_mid_stream_caps_changes (const std::string & backend, const char *out_feature = nullptr);
+void check_eos_without_buffers (const std::string & backend);
+void check_read_only_input (const std::string & backend);
+void check_padded_input (const std::string & backend);
+/* Upstream elements that hand over padded frames: videocrop (odd widths:
+ * rows padded to 4 bytes) and videobox, when installed. */
+void check_padding_elements_upstream (const std::string & backend);
+void check_flow_flushing_seeks (const std::string & backend);
+void check_face_flushing_seeks (const std::string & backend);
+
+/* `cycles` NULL -> PLAYING -> EOS -> NULL cycles of one pipeline holding
+ * every element (w x h RGBA from videotestsrc, 2 frames a cycle), after one
+ * warm-up cycle. With the leaks tracer active (GST_TRACERS=leaks), no
+ * GStreamer object created during the cycles may outlive them; the
+ * device memory in use (when `device_memory`) and the process's resident
+ * memory may not grow beyond the given slack. */
+struct CycleLimits {
+  double device_mib = 0;  /* < 0: not checked */
+  double rss_mib = 0;
+};
+void check_start_stop_cycles (const std::string & backend, int cycles, int w, int h, const CycleLimits & limits);
+
+/* The leaks tracer, if GST_TRACERS named it; nullptr otherwise. */
+GstTracer *leaks_tracer ();
+/* Resident set size of this process, MiB. */
+double resident_mib ();
+
+}  // namespace cvtest

@@ -24,7 +24,7 @@
  *             scratch buffer; a column kernel reads it back. Two launches and
  *             2 * 2 bytes more traffic per sample, no redundant row work on
  *             halo rows.
- * Auto picks Direct where it applies, else Fused (blur_default_variant).
+ * Auto picks Fused (blur_default_variant: measured the fastest).
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
@@ -77,17 +77,15 @@ BlurTaps make_blur_taps (int ksize_x, int ksize_y, double sigma_x, double sigma_
 enum class BlurVariant { Auto, Fused, TwoPass, Direct };
 const char *blur_variant_name (BlurVariant v);
 
-/* What Auto resolves to. Direct for GRAY8 up to radius 4 when every x tap
- * is below 256 (and gaussian_blur falls back to Fused when a row is not
- * 4-byte aligned): no shared-memory round trip and no barriers, the frame
- * read about once from DRAM and written once. Otherwise Fused, for both
- * channel counts and all radii: a frame is read once and written once,
- * against three times that traffic (the uint16 intermediate is written and
- * read back) for TwoPass, while the fused form's redundant row work on the
- * halo rows is (rows + 2R) / rows = 1.125 at R = 2 and 1.94 at the largest
- * radius with the default 32x8 block (4 output rows per thread). The
- * two-pass form may win on very large radii: bench/ measures all three
- * through gaussian_blur (..., variant). */
+/* What Auto resolves to: Fused, for both channel counts and all radii. A
+ * frame is read once and written once, against three times that traffic
+ * (the uint16 intermediate is written and read back) for TwoPass, while the
+ * fused form's redundant row work on the halo rows is (rows + 2R) / rows =
+ * 1.125 at R = 2 and 1.94 at the largest radius with the default 32x8
+ * block (4 output rows per thread). Direct, which needs no shared memory,
+ * measured slower than Fused on an H100 (5x5 GRAY8: 24.3 against 9.6 us at
+ * 1080p, 28.0 against 21.3 us at 4K). bench/ measures all three through
+ * gaussian_blur (..., variant). */
 BlurVariant blur_default_variant (int channels, int width, int height, const BlurTaps & taps);
 
 /* Scratch bytes the TwoPass variant needs (the uint16 intermediate). */

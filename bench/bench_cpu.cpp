@@ -95,30 +95,12 @@ data_file (const char *name)
   return std::string (CUDAVISION_TEST_DATA) + "/" + name;
 }
 
-/* The picture cropped to the target's aspect ratio (centred across, around
- * `cy` (0..1) down, so a face near the top stays in), then scaled. */
-cv::Mat
-fit (const cv::Mat & rgb, cv::Size s, double cy = 0.5)
-{
-  cv::Rect r (0, 0, rgb.cols, rgb.rows);
-  if ((double) rgb.cols / rgb.rows > (double) s.width / s.height) {
-    r.width = (int) std::lround ((double) rgb.rows * s.width / s.height);
-    r.x = (rgb.cols - r.width) / 2;
-  } else {
-    r.height = (int) std::lround ((double) rgb.cols * s.height / s.width);
-    r.y = std::clamp ((int) std::lround (cy * rgb.rows - r.height / 2.0), 0, rgb.rows - r.height);
-  }
-  cv::Mat out;
-  cv::resize (rgb (r), out, s, 0, 0, s.width > r.width ? cv::INTER_LINEAR : cv::INTER_AREA);
-  return out;
-}
-
 /* A bundled picture fitted to `s`, converted by `code` (RGB2GRAY, RGB2RGBA). */
 cv::Mat
 picture (const char *name, cv::Size s, int code, double cy = 0.5)
 {
   cv::Mat out;
-  cv::cvtColor (fit (cvtest::load_rgb (data_file (name)), s, cy), out, code);
+  cv::cvtColor (cvtest::fit_picture (cvtest::load_rgb (data_file (name)), s, cy), out, code);
   return out;
 }
 

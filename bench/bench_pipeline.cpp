@@ -8,7 +8,8 @@
  *
  * The frames are random bytes (noise), or with --picture a picture
  * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
- * cropped to the frame's aspect, scaled and converted to the format, or one
+ * cropped to the frame's aspect, scaled (fit_picture) and converted to the
+ * format, or one
  * of the face detector's inputs (tests/common/face_inputs.h: mosaic,
  * portraits, nonface), grey in every channel. */
 #include "bench_util.h"
@@ -47,16 +48,8 @@ picture (const std::string & name, const std::string & format, int w, int h)
   }
   const std::string path = name.find ('/') == std::string::npos ? std::string (CUDAVISION_TEST_DATA) + "/" + name : name;
   const cv::Mat rgb = cvtest::load_rgb (path);
-  cv::Rect r (0, 0, rgb.cols, rgb.rows);
-  if ((double) rgb.cols / rgb.rows > (double) w / h) {
-    r.width = (int) std::lround ((double) rgb.rows * w / h);
-    r.x = (rgb.cols - r.width) / 2;
-  } else {
-    r.height = (int) std::lround ((double) rgb.cols * h / w);
-    r.y = (rgb.rows - r.height) / 2;
-  }
-  cv::Mat fitted, out;
-  cv::resize (rgb (r), fitted, cv::Size (w, h), 0, 0, cv::INTER_LINEAR);
+  const cv::Mat fitted = cvtest::fit_picture (rgb, cv::Size (w, h));
+  cv::Mat out;
   if (format == "GRAY8")
     cv::cvtColor (fitted, out, cv::COLOR_RGB2GRAY);
   else if (format == "RGBA" || format == "RGBx")

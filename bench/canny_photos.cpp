@@ -23,17 +23,8 @@ canny_photo (const std::string & file, int w, int h, size_t pitch)
     std::fprintf (stderr, "%s\n", e.what ());
     return {};
   }
-  /* centred crop to w : h, then scaled (cudavision-bench-cpu's fit ()) */
-  cv::Rect r (0, 0, rgb.cols, rgb.rows);
-  if ((double) rgb.cols / rgb.rows > (double) w / h) {
-    r.width = (int) std::lround ((double) rgb.rows * w / h);
-    r.x = (rgb.cols - r.width) / 2;
-  } else {
-    r.height = (int) std::lround ((double) rgb.cols * h / w);
-    r.y = (rgb.rows - r.height) / 2;
-  }
-  cv::Mat scaled, gray;
-  cv::resize (rgb (r), scaled, cv::Size (w, h), 0, 0, w > r.width ? cv::INTER_LINEAR : cv::INTER_AREA);
+  const cv::Mat scaled = cvtest::fit_picture (rgb, cv::Size (w, h));
+  cv::Mat gray;
   cv::cvtColor (scaled, gray, cv::COLOR_RGB2GRAY);
   std::vector<uint8_t> out (pitch * h, 0);
   for (int y = 0; y < h; y++)

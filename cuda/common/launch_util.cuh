@@ -17,6 +17,18 @@ cached_resources (Kernel kernel)
   return cached_kernel_resources ((const void *) kernel);
 }
 
+/* Traits with a name, a static shape and the 2D flag, the rest defaulted
+ * (a launcher's starting point). */
+inline KernelTraits
+kernel_traits (const char *name, BlockShape static_block, bool two_d)
+{
+  KernelTraits t;
+  t.name = name;
+  t.static_block = static_block;
+  t.two_d = two_d;
+  return t;
+}
+
 inline dim3
 block_dim (const LaunchConfig & c)
 {

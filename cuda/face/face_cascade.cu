@@ -206,16 +206,6 @@ list_kernel_of (bool stumps, int lanes)
   }
 }
 
-KernelTraits
-traits (const char *name, BlockShape b, bool two_d)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = b;
-  t.two_d = two_d;
-  return t;
-}
-
 }  // namespace
 
 /* x-only: the shape's thread count is what counts; the launcher lays it
@@ -228,14 +218,14 @@ traits (const char *name, BlockShape b, bool two_d)
 const KernelTraits &
 facedetect_cascade_traits ()
 {
-  static const KernelTraits t = traits ("facedetect.cascade", { 256, 1 }, false);
+  static const KernelTraits t = kernel_traits ("facedetect.cascade", { 256, 1 }, false);
   return t;
 }
 
 const KernelTraits &
 facedetect_stages_traits ()
 {
-  static const KernelTraits t = traits ("facedetect.stages", { 256, 1 }, false);
+  static const KernelTraits t = kernel_traits ("facedetect.stages", { 256, 1 }, false);
   return t;
 }
 
@@ -243,7 +233,7 @@ const KernelTraits &
 facedetect_deep_traits ()
 {
   /* x-only: a block is a number of warps (a window each in warp mode) */
-  static const KernelTraits t = traits ("facedetect.deep", { 128, 1 }, false);
+  static const KernelTraits t = kernel_traits ("facedetect.deep", { 128, 1 }, false);
   return t;
 }
 

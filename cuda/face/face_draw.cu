@@ -30,13 +30,7 @@ draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const int4 *__
 const KernelTraits &
 facedetect_draw_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k;
-    k.name = "facedetect.draw";
-    k.static_block = { 256, 1 };
-    k.two_d = false;
-    return k;
-  }();
+  static const KernelTraits t = kernel_traits ("facedetect.draw", { 256, 1 }, false);
   return t;
 }
 

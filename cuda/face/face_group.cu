@@ -210,13 +210,7 @@ roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *pare
 const KernelTraits &
 facedetect_group_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k;
-    k.name = "facedetect.group";
-    k.static_block = { 128, 1 };
-    k.two_d = false;
-    return k;
-  }();
+  static const KernelTraits t = kernel_traits ("facedetect.group", { 128, 1 }, false);
   return t;
 }
 

@@ -122,23 +122,13 @@ cols_kernel (const facedetect::LevelDesc *__restrict__ levels, facedetect::Batch
     }
 }
 
-KernelTraits
-traits (const char *name, BlockShape b, bool two_d)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = b;
-  t.two_d = two_d;
-  return t;
-}
-
 }  // namespace
 
 const KernelTraits &
 facedetect_rows_traits ()
 {
   /* x-only: a block is a number of warps, each one row */
-  static const KernelTraits t = traits ("facedetect.rows", { 128, 1 }, false);
+  static const KernelTraits t = kernel_traits ("facedetect.rows", { 128, 1 }, false);
   return t;
 }
 
@@ -152,7 +142,7 @@ const KernelTraits &
 facedetect_cols_traits ()
 {
   static const KernelTraits t = [] {
-    KernelTraits k = traits ("facedetect.cols", { 32, 32 }, true);
+    KernelTraits k = kernel_traits ("facedetect.cols", { 32, 32 }, true);
     k.fixed_block = true;
     return k;
   }();

@@ -1,5 +1,10 @@
 #include "gst_frames.h"
 
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
@@ -20,6 +25,22 @@ load_rgb (const std::string & path)
   if (frames.size () != 1)
     throw std::runtime_error ("cannot decode " + path);
   return frames[0];
+}
+
+cv::Mat
+fit_picture (const cv::Mat & img, cv::Size s, double cy)
+{
+  cv::Rect r (0, 0, img.cols, img.rows);
+  if ((double) img.cols / img.rows > (double) s.width / s.height) {
+    r.width = (int) std::lround ((double) img.rows * s.width / s.height);
+    r.x = (img.cols - r.width) / 2;
+  } else {
+    r.height = (int) std::lround ((double) img.cols * s.height / s.width);
+    r.y = std::clamp ((int) std::lround (cy * img.rows - r.height / 2.0), 0, img.rows - r.height);
+  }
+  cv::Mat out;
+  cv::resize (img (r), out, s, 0, 0, s.width > r.width ? cv::INTER_LINEAR : cv::INTER_AREA);
+  return out;
 }
 
 cv::Mat

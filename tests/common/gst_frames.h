@@ -18,6 +18,11 @@ namespace cvtest {
  * GStreamer (pngdec / jpegdec); throws when it cannot be decoded. */
 cv::Mat load_rgb (const std::string & path);
 
+/* `img` cropped to the aspect of `s` (centred across, at `cy` of the
+ * height down) and resized to `s`: INTER_AREA when it shrinks,
+ * INTER_LINEAR when it grows. The benchmarks' real frames. */
+cv::Mat fit_picture (const cv::Mat & img, cv::Size s, double cy = 0.5);
+
 /* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
 cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
 

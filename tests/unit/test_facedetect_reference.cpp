@@ -268,6 +268,21 @@ TEST (FaceReference, LevelPlan)
   EXPECT_TRUE (plan_face_levels (640, 480, 24, 24, p).empty ());
 }
 
+/* group_rectangles on `rects` equals cv::groupRectangles, order included. */
+static void
+expect_grouping_is_opencvs (std::vector<cv::Rect> rects, int threshold, int trial)
+{
+  std::vector<FaceRect> ours;
+  for (const cv::Rect & r : rects)
+    ours.push_back ({ r.x, r.y, r.width, r.height });
+  cv::groupRectangles (rects, threshold, kFaceGroupEps);
+  group_rectangles (ours, threshold);
+  ASSERT_EQ (ours.size (), rects.size ()) << "trial " << trial;
+  for (size_t i = 0; i < ours.size (); i++)
+    ASSERT_EQ (ours[i], (FaceRect { rects[i].x, rects[i].y, rects[i].width, rects[i].height }))
+        << "trial " << trial << " rect " << i;
+}
+
 /* The host grouping against cv::groupRectangles, order included, on
  * random clusters of rectangles. */
 TEST (FaceReference, GroupingIsGroupRectangles)
@@ -285,16 +300,7 @@ TEST (FaceReference, GroupingIsGroupRectangles)
       }
     }
     std::shuffle (cv_rects.begin (), cv_rects.end (), rng);
-    std::vector<FaceRect> ours;
-    for (const cv::Rect & r : cv_rects)
-      ours.push_back ({ r.x, r.y, r.width, r.height });
-    const int threshold = rng () % 6;
-    cv::groupRectangles (cv_rects, threshold, kFaceGroupEps);
-    group_rectangles (ours, threshold);
-    ASSERT_EQ (ours.size (), cv_rects.size ()) << "trial " << trial;
-    for (size_t i = 0; i < ours.size (); i++)
-      ASSERT_EQ (ours[i], (FaceRect { cv_rects[i].x, cv_rects[i].y, cv_rects[i].width, cv_rects[i].height }))
-          << "trial " << trial << " rect " << i;
+    expect_grouping_is_opencvs (cv_rects, rng () % 6, trial);
   }
 }
 
@@ -316,16 +322,7 @@ TEST (FaceReference, GroupingIsGroupRectanglesOnThousands)
         cv_rects.push_back ({ x + (int) (rng () % (2 * d + 1)) - d, y + (int) (rng () % (2 * d + 1)) - d, s, s });
       }
     }
-    std::vector<FaceRect> ours;
-    for (const cv::Rect & r : cv_rects)
-      ours.push_back ({ r.x, r.y, r.width, r.height });
-    const int threshold = rng () % 4;
-    cv::groupRectangles (cv_rects, threshold, kFaceGroupEps);
-    group_rectangles (ours, threshold);
-    ASSERT_EQ (ours.size (), cv_rects.size ()) << "trial " << trial;
-    for (size_t i = 0; i < ours.size (); i++)
-      ASSERT_EQ (ours[i], (FaceRect { cv_rects[i].x, cv_rects[i].y, cv_rects[i].width, cv_rects[i].height }))
-          << "trial " << trial << " rect " << i;
+    expect_grouping_is_opencvs (cv_rects, rng () % 4, trial);
   }
 }
 

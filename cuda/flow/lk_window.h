@@ -40,9 +40,19 @@ namespace cudavision {
 __device__ __forceinline__ long long
 lk_warp_total (int v)
 {
+#if __CUDA_ARCH__ >= 800
   const unsigned lo = __reduce_add_sync (0xffffffffu, (unsigned) v & 0xffffu);
   const int hi = __reduce_add_sync (0xffffffffu, v >> 16);
   return (long long) hi * 65536 + (long long) lo;
+#else
+  /* sm_75 has no warp reduction instruction: the same exact total in 64
+   * bits by a butterfly (every lane ends with it) */
+  long long s = v;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    s += __shfl_xor_sync (0xffffffffu, s, o);
+  return s;
+#endif
 }
 #endif
 

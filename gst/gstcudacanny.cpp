@@ -307,5 +307,8 @@ gst_cuda_canny_init (GstCudaCanny * self)
 {
   self->settings = new CannySettings ();
   self->scratch = new cudavision::CannyScratch ();
+  /* one graph launch a frame instead of five launches: the host time per
+   * frame (docs/RELIABILITY.md) */
+  self->scratch->graphs = true;
   self->reported_cap = 0;
 }

@@ -54,6 +54,7 @@
 #include "canny_params.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
+#include "../common/frame_graph.h"
 #include "../common/image.h"
 #include "../policy/launch_policy.h"
 
@@ -72,6 +73,14 @@ struct CannyScratch {
   DeviceBuffer blurred; /* CannyVariant::Separate: the pre-blurred frame */
   bool state_ready = false;
   bool otsu_ready = false;
+  /* Replay the frame's launches as one CUDA graph where the policy allows
+   * (not block-sizing=auto, not a device-computed threshold;
+   * common/frame_graph.h). The element turns it on: its host time per
+   * frame is the point. Direct callers (the tuner, which times launches
+   * under forced shapes) keep launching each kernel. */
+  bool graphs = false;
+  FrameLaunches launches;
+  FrameGraph graph;
 
   void release ();
 };

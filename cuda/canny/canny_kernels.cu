@@ -97,19 +97,17 @@ traits_of (const char *name, BlockShape block, bool fixed, unsigned per_thread_x
 template <typename Kernel>
 CudaStatus
 launch_tile (Kernel kernel, int tiles_per_block, const TileArgs & a, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    FrameLaunches & stream)
 {
   const long span_x = (long) ((a.hy.tiles_x + tiles_per_block - 1) / tiles_per_block) * kSpan;
   const long span_y = (long) a.hy.tiles_y * kSpan;
   const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Tile), cached_resources (kernel), span_x, span_y);
-  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (a);
-  CV_CUDA_TRY_LAUNCH ("canny_tile_kernel");
-  return {};
+  return stream.kernel (kernel, grid_dim (c), block_dim (c), 0, a);
 }
 
 CudaStatus
 launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    FrameLaunches & stream)
 {
   if (fused_blur) {
     switch (p.aperture) {
@@ -186,6 +184,8 @@ auto_value_on_device (ConstImage8 src, CannyAuto mode, CannyScratch * s, const L
 void
 CannyScratch::release ()
 {
+  /* the graph's nodes point into the buffers below */
+  graph.reset ();
   labels.reset ();
   lists.reset ();
   state.reset ();
@@ -283,10 +283,22 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   static_assert (offsetof (DeviceState, weak_count) == 4 && offsetof (DeviceState, auto_value) == 8 &&
           offsetof (DeviceState, open_count) == 12,
       "the counts lead DeviceState");
-  CV_CUDA_TRY (cudaMemsetAsync (st, 0, 4 * sizeof (uint32_t), stream));
-
   /* the thresholds: given, from the host's automatic value, or on the device */
   const bool device_auto = p.auto_threshold != CannyAuto::Off && auto_value < 0;
+
+  /* The frame's own launches (the counters' reset, the tile, merge, roots
+   * and weak kernels) go through `fl`: one graph launch a frame where
+   * replays are on (frame_graph.h), else each launched as it comes. A
+   * device-computed threshold lands in the state the reset clears, so
+   * that path launches directly, in its order. */
+  FrameLaunches & fl = scratch->launches;
+  const bool graph = scratch->graphs && !device_auto && frame_graphs_enabled () && policy.mode () != BlockSizing::Auto;
+  if (graph)
+    fl.reset_collect ();
+  else
+    fl.reset_launch_now (stream);
+  CV_CUDA_TRY (fl.memset (st, 0, 4 * sizeof (uint32_t)).err);
+
   if (p.auto_threshold == CannyAuto::Off)
     a.th = canny_thresholds (p.low_threshold, p.high_threshold, p.aperture, p.l2_gradient);
   else if (!device_auto)
@@ -294,7 +306,9 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   else
     CV_CUDA_TRY (auto_value_on_device (src, p.auto_threshold, scratch, policy, stream, &a.auto_value).err);
 
-  /* the pre-blur: fused into the tile kernel, or a separate pass */
+  /* the pre-blur: fused into the tile kernel, or a separate pass (launched
+   * directly: it reads src and writes its own buffer, before the graph in
+   * the stream's order) */
   const bool blur = p.blur_ksize > 1;
   /* Auto: Separate, measured faster on an H100 (2026-11-24, 5x5 pre-blur,
    * cudavision-bench-kernels --only canny): 108.7 against 246.2 us at 4K,
@@ -321,36 +335,32 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
       a.taps_y[d] = taps.y[d];
     }
   }
-  CV_CUDA_TRY (launch_tile_for (p, fused_blur, a, policy, stream).err);
+  CV_CUDA_TRY (launch_tile_for (p, fused_blur, a, policy, fl).err);
 
   /* one tile: no component reaches a border with a tile beyond, nothing
    * is left open */
-  if (tiles == 1)
-    return {};
-  {
+  if (tiles > 1) {
     const long work = tiles * kMergeItems;
-    auto kernel = canny_merge_kernel;
-    const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (kernel), work, 1);
-    kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (hy.records, tiles_x, tiles_y, work, hy.parent);
-    CV_CUDA_TRY_LAUNCH ("canny_merge_kernel");
-  }
-  {
+    auto merge = canny_merge_kernel;
+    const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (merge), work, 1);
+    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, work, hy.parent).err);
     /* the list lengths are known on the device only: grids for a typical
      * frame, striding over longer lists */
-    const long work = std::max<long> (tiles * 4, 1024);
+    const long rwork = std::max<long> (tiles * 4, 1024);
     auto roots = canny_roots_kernel;
-    const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Roots), cached_resources (roots), work, 1);
-    roots<<<grid_dim (c), block_dim (c), 0, stream>>> (hy.parent, hy.node_list, hy.open_tiles, st);
-    CV_CUDA_TRY_LAUNCH ("canny_roots_kernel");
+    const LaunchConfig cr = policy.choose (canny_traits (CannyKernel::Roots), cached_resources (roots), rwork, 1);
+    CV_CUDA_TRY (fl.kernel (roots, grid_dim (cr), block_dim (cr), 0, hy.parent, hy.node_list, hy.open_tiles, st).err);
     /* canny.weak: a warp per open tile, 4 warps a block (32 x 4 items a
      * block), at most one warp per tile */
     auto weak = canny_weak_kernel;
     const long blocks = std::min<long> ((tiles + 3) / 4, 4096);
     const LaunchConfig cw =
         policy.choose (canny_traits (CannyKernel::Weak), cached_resources (weak), blocks * 32, 4);
-    weak<<<grid_dim (cw), block_dim (cw), 0, stream>>> (hy.dst, hy.dpitch, tiles_x, hy.open_list, hy.open_tiles, st);
-    CV_CUDA_TRY_LAUNCH ("canny_weak_kernel");
+    CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, hy.open_list,
+        hy.open_tiles, st).err);
   }
+  if (graph)
+    CV_CUDA_TRY (scratch->graph.run (fl, stream).err);
   return {};
 }
 

@@ -178,6 +178,48 @@ TEST_F (CannyDevice, EveryBlockSizingModeIdentical)
   }
 }
 
+/* The element replays a frame's launches as one CUDA graph
+ * (common/frame_graph.h): frame after frame, with new frame pointers, new
+ * thresholds (updated arguments), another aperture, pre-blur or size (a
+ * rebuilt graph), its output is the GPU model's, and a steady stream builds
+ * the graph once. */
+TEST_F (CannyDevice, GraphReplayFrameAfterFrame)
+{
+  scratch.graphs = true;
+  const PolicySpec & spec = kPolicies[0];
+  const auto frames = bundled_gray ();
+  ASSERT_GE (frames.size (), 4u);
+  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, false, 20, 60 }, { 3, true, 50, 150 }, { 5, true, 200, 600 },
+    { 7, false, 500, 1500 } };
+  unsigned builds_before = 0;
+  for (size_t i = 0; i < frames.size (); i++) {
+    for (const CannyCase & c : cases) {
+      /* offsets 0 and 3: other frame pointers and pitches on every call */
+      for (int offset : { 0, 3 }) {
+        const cv::Mat out = run (frames[i], params_of (c, i % 3 == 2 ? 1.5 : 0), spec, cudavision::CannyVariant::Auto,
+            nullptr, offset);
+        const cv::Mat expected = i % 3 == 2 ? opencv_canny (frames[i], c, 1.5) : model_canny (frames[i], c);
+        EXPECT_EQ (compare (out, expected).differing, 0)
+            << "image " << i << " " << size_str (frames[i]) << " " << canny_props (c) << " offset " << offset;
+      }
+    }
+  }
+  if (cudavision::frame_graphs_enabled ()) {
+    EXPECT_GT (scratch.graph.builds (), 0u) << "the frames did not go through a graph";
+  }
+  /* one size and case: ten frames, one graph built */
+  const cudavision::CannyParams p = params_of (cases[0]);
+  run (frames[0], p, spec);
+  builds_before = scratch.graph.builds ();
+  for (int k = 0; k < 10; k++) {
+    const cv::Mat out = run (frames[0], p, spec, cudavision::CannyVariant::Auto, nullptr, k % 2);
+    EXPECT_EQ (compare (out, model_canny (frames[0], cases[0])).differing, 0) << "frame " << k;
+  }
+  if (cudavision::frame_graphs_enabled ()) {
+    EXPECT_EQ (scratch.graph.builds (), builds_before) << "a steady stream rebuilt its graph";
+  }
+}
+
 /* The fused pre-blur and the separate one (cudablur's kernel, then the
  * detection) give the same pixels, which are cv::GaussianBlur then
  * cv::Canny. */

@@ -275,6 +275,16 @@ gst_cv_allocator_alloc (GstCvAllocator * allocator, const GstVideoInfo * info)
     GstCvContextGuard guard (allocator->context);
     cudavision::CudaStatus s = guard.ok () ? st->device.allocate (layout.size)
         : cudavision::CudaStatus { cudaErrorInvalidResourceHandle, "gst_cuda_context_push" };
+    /* Every byte defined once, at allocation (pools allocate rarely):
+     * kernels write the pixels of a row but not the pitch padding after
+     * them, which full-plane downloads copy and vector loads of a row's
+     * last word read. Zeroed, those bytes are deterministic and
+     * compute-sanitizer's initcheck stays clean. Synchronous: the elements'
+     * streams do not wait for the default stream. */
+    if (s.ok () && cudaMemset (st->device.get (), 0, layout.size) != cudaSuccess)
+      s = cudavision::CudaStatus { cudaGetLastError (), "cudaMemset" };
+    if (s.ok () && cudaStreamSynchronize (nullptr) != cudaSuccess)
+      s = cudavision::CudaStatus { cudaGetLastError (), "cudaStreamSynchronize" };
     if (s.ok ())
       s = st->event.create ();
     if (!s.ok ()) {

@@ -74,6 +74,9 @@ rc=0
 for t in "${targets[@]}"; do
   corpus=$bdir/corpus/$t
   findings=$bdir/findings/$t
+  # findings of an earlier run are its own: a fixed one belongs in
+  # fuzz/regressions/TARGET/ (replayed as a seed above), not in this count
+  rm -rf "$findings"
   mkdir -p "$corpus" "$findings"
   log=$bdir/fuzz-$t.log
   echo "fuzzing $t for ${time_s}s (log: $log)"

@@ -33,14 +33,20 @@
 #                  .devbundle/env.sh and puts its Haar cascades where the
 #                  tests look (/usr/share/opencv4/haarcascades)
 #   --jobs N       meson test processes (default 4)
-# Environment: SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES override the
+#   --sanitize-jobs N  sanitizer runs at a time, one program each (default 1;
+#                  racecheck of every program one after the other takes
+#                  over an hour on an H100; processes on one GPU take
+#                  turns, so racecheck runs slow down everything beside them)
+#   --sanitize-shards K  each program's tests split into K processes
+# Environment: SANITIZE_TIMEOUT stops a sanitizer run after that many
+# seconds (a failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES override the
 # run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
 # BENCH_EXTRA_ARGS is added to the soak and streams command lines.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 quick=0 only="" skip="" tests="" gfilter="" tools="memcheck,racecheck,synccheck,initcheck" bdir=build-gpu out="" arch=""
-bundle=0 jobs=4
+bundle=0 jobs=4 sjobs=1 sshards=1 stimeout=${SANITIZE_TIMEOUT:-}
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -54,6 +60,8 @@ while [ $# -gt 0 ]; do
     --arch) arch=$2; shift 2 ;;
     --bundle) bundle=1; shift ;;
     --jobs) jobs=$2; shift 2 ;;
+    --sanitize-jobs) sjobs=$2; shift 2 ;;
+    --sanitize-shards) sshards=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (--help)" >&2; exit 2 ;;
   esac
@@ -155,18 +163,51 @@ if wanted sanitize; then
   fi
   filter=()
   # --quick: the large-frame, every-mode and long-cycle tests stay out
-  [ $quick = 1 ] && filter=(--gtest_filter='-*Sizes*:*Largest*:*EveryMode*:*EveryBlockSizing*:*BlockSizingMode*:*Bundled*:*TwoHundred*:*EveryRegisteredKernel*:*EveryCase*')
+  [ $quick = 1 ] && filter=(--gtest_filter='-*Sizes*:*Largest*:*4K*:*Mosaic*:*EveryMode*:*EveryBlockSizing*:*BlockSizingMode*:*Bundled*:*TwoHundred*:*EveryRegisteredKernel*:*EveryCase*')
   [ -n "$gfilter" ] && filter=(--gtest_filter="$gfilter")
   IFS=, read -ra tool_list <<<"$tools"
   for tool in "${tool_list[@]}"; do
     t0=$SECONDS
     n_err=0 n_api=0 n_notready=0 n_exp=0 bad=()
+    # --sanitize-jobs N: N programs at a time (each on the one GPU; their
+    # logs stay apart), then the logs are read in order
+    # --sanitize-shards K: each program's tests split K ways (gtest's
+    # GTEST_TOTAL_SHARDS), one process per shard, logs joined after
+    running=0
+    for p in "${programs[@]}"; do
+      name=$(basename "$p")
+      for ((i = 0; i < sshards; i++)); do
+        log=$out/$tool-$name.log
+        [ "$sshards" -gt 1 ] && log=$out/$tool-$name.shard$i.log
+        # the tests' own child processes (cudavision-tune) are checked too
+        # CUDAVISION_SANITIZER_PASS: the few sweeping tests sweep less
+        # (tests/common/test_util.h, sanitizer_pass)
+        ( export GTEST_TOTAL_SHARDS=$sshards GTEST_SHARD_INDEX=$i CUDAVISION_SANITIZER_PASS=1
+          ${stimeout:+timeout "$stimeout"} compute-sanitizer --tool "$tool" --error-exitcode 99 --target-processes all \
+            "$p" "${filter[@]}" >"$log" 2>&1
+          echo $? >"$log.rc" ) &
+        running=$((running + 1))
+        if [ $running -ge "$sjobs" ]; then wait -n; running=$((running - 1)); fi
+      done
+    done
+    wait
     for p in "${programs[@]}"; do
       name=$(basename "$p")
       log=$out/$tool-$name.log
-      # the tests' own child processes (cudavision-tune) are checked too
-      compute-sanitizer --tool "$tool" --error-exitcode 99 --target-processes all "$p" "${filter[@]}" >"$log" 2>&1
-      rc=$?
+      if [ "$sshards" -gt 1 ]; then
+        # one log, one status: the worst of the shards (124 a time-out, 99 errors)
+        rc=0
+        for ((i = 0; i < sshards; i++)); do
+          cat "$out/$tool-$name.shard$i.log"
+          r=$(cat "$out/$tool-$name.shard$i.log.rc" 2>/dev/null || echo 1)
+          [ "$r" = 124 ] && rc=124
+          [ "$r" != 0 ] && [ $rc = 0 ] && rc=$r
+          [ "$r" = 99 ] && [ $rc != 124 ] && rc=99
+        done >"$log"
+        echo $rc >"$log.rc"
+        rm -f "$out/$tool-$name".shard*.log*
+      fi
+      rc=$(cat "$log.rc" 2>/dev/null || echo 1)
       e=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" | awk '{s += $3} END {print s + 0}')
       api=$(grep -c 'Program hit' "$log")
       nr=$(grep -c 'cudaErrorNotReady' "$log")
@@ -184,6 +225,7 @@ if wanted sanitize; then
       fi
       n_err=$((n_err + e)); n_api=$((n_api + api)); n_notready=$((n_notready + nr)); n_exp=$((n_exp + exp))
       if [ $rc = 99 ] || [ "$e" != 0 ]; then bad+=("$name: $e errors")
+      elif [ "$rc" = 124 ]; then bad+=("$name: over SANITIZE_TIMEOUT=${stimeout}s")
       elif [ $rc != 0 ]; then bad+=("$name: test failed (rc $rc)"); fi
     done
     fig="${#programs[@]} programs, $n_err errors, $n_api API errors ($n_notready cudaErrorNotReady), $((SECONDS - t0)) s"

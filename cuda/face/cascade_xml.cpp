@@ -77,6 +77,11 @@ TreeBuilder::start_tag_line (GMarkupParseContext * ctx, const char *name) const
   const char *p = text.data () + begin;
   for (int c = 1; c < chr && p < text.data () + end; c++)
     p = g_utf8_next_char (p);
+  /* a UTF-8 lead byte near the end (GMarkup reports the element before it
+   * has checked what follows) steps p up to 3 bytes past the line: clamp,
+   * or the walk back below starts outside the text (found by fuzz-haar-cascade) */
+  if (p > text.data () + end)
+    p = text.data () + end;
   const size_t len = strlen (name);
   for (size_t at = (size_t) (p - text.data ()); at-- > 0;) {
     if (text[at] == '\n')

@@ -70,7 +70,7 @@ public:
   void release ();
 
 private:
-  CudaStatus allocate (int width, int height, int levels);
+  CudaStatus allocate (int width, int height, int levels, cudaStream_t stream);
 
   DeviceBuffer images_, derivs_;
   Image8 level_[kFlowMaxLevel + 1];

@@ -88,7 +88,7 @@ flow_scharr_traits ()
 }
 
 CudaStatus
-FlowPyramid::allocate (int width, int height, int levels)
+FlowPyramid::allocate (int width, int height, int levels, cudaStream_t stream)
 {
   size_t ib = 0, db = 0;
   int w = width, h = height;
@@ -98,11 +98,19 @@ FlowPyramid::allocate (int width, int height, int levels)
     w = (w + 1) / 2;
     h = (h + 1) / 2;
   }
+  /* A new allocation is zeroed once: the tracker's 4-byte row loads read
+   * up to 3 bytes of a level's row padding (never used in a sum), and
+   * compute-sanitizer initcheck flags reads of bytes never written. */
+  const bool new_images = ib > images_.size (), new_derivs = db > derivs_.size ();
   CudaStatus s = images_.ensure (ib);
   if (s.ok ())
     s = derivs_.ensure (db);
   if (!s.ok ())
     return s;
+  if (new_images)
+    CV_CUDA_TRY (cudaMemsetAsync (images_.get (), 0, images_.size (), stream));
+  if (new_derivs)
+    CV_CUDA_TRY (cudaMemsetAsync (derivs_.get (), 0, derivs_.size (), stream));
   uint8_t *ip = images_.as<uint8_t> ();
   char *dp = derivs_.as<char> ();
   w = width;
@@ -130,7 +138,7 @@ FlowPyramid::build (const CornerInput & frame, int window, int max_level, const 
   if (window < kFlowMinWindow || window > kFlowMaxWindow)
     return { cudaErrorInvalidValue, "flow: window size 3..32" };
   const int levels = flow_pyramid_levels (w, h, window, std::min (std::max (max_level, 0), kFlowMaxLevel)) + 1;
-  CudaStatus s = allocate (w, h, levels);
+  CudaStatus s = allocate (w, h, levels, stream);
   if (!s.ok ())
     return s;
 

@@ -127,13 +127,18 @@ cv_report () {
 # cv_video_source: sets SOURCE, the decoded frames of --input (any format
 # decodebin reads) or of the bundled realshort.mp4 (decoded by named
 # elements, so the chain is visible), limited to --num-buffers frames by
-# `identity eos-after=N`, which ends the stream after N buffers.
+# `identity eos-after=N`, which ends the stream after N buffers. The clip is
+# decoded by libav's avdec_h264, or without gst-libav (a GPU host with a
+# minimal GStreamer) by NVDEC through nvcodec's nvh264dec; the videoconvert
+# that follows in every example takes its frames in system memory.
 cv_video_source () {
   if [ -n "$INPUT" ]; then
     SOURCE=(filesrc "location=$INPUT" ! decodebin)
   else
-    cv_require qtdemux h264parse avdec_h264
-    SOURCE=(filesrc "location=$DATA/realshort.mp4" ! qtdemux ! h264parse ! avdec_h264)
+    local dec=avdec_h264
+    cv_have avdec_h264 || ! cv_have nvh264dec || dec=nvh264dec
+    cv_require qtdemux h264parse "$dec"
+    SOURCE=(filesrc "location=$DATA/realshort.mp4" ! qtdemux ! h264parse ! "$dec")
   fi
   SOURCE+=(! identity "eos-after=$NUM_BUFFERS")
 }

@@ -47,6 +47,12 @@ cv::Mat random_mat (int w, int h, int type, uint64_t seed);
 /* "WxHxC" for messages. */
 std::string size_str (const cv::Mat & m);
 
+/* True under tools/gpu-check.sh's compute-sanitizer runs (it sets
+ * CUDAVISION_SANITIZER_PASS=1): the few tests that sweep thousands of
+ * launches then sweep fewer frames and parameters, still launching every
+ * kernel instance they cover, so racecheck ends in minutes, not hours. */
+bool sanitizer_pass ();
+
 /* The launch-policy settings every GPU test runs: each must give the same
  * pixels (the empirical table path is a missing file: model fallback). */
 extern const char *const kBlockSizingModes[7];

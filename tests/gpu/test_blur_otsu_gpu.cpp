@@ -183,6 +183,9 @@ TEST (BlurGpu, FusedAndTwoPassIdenticalEveryRadius)
   const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 37, 23 }, { 641, 479 }, { 1920, 1080 } };
   int runs = 0;
   for (const auto & s : sizes) {
+    /* under compute-sanitizer the 1080p frame adds launches, not kernels */
+    if (sanitizer_pass () && s[0] >= 1920)
+      continue;
     for (int c : { 1, 4 }) {
       const cv::Mat in = random_mat (s[0], s[1], CV_8UC (c), s[0] + 7 * s[1] + c);
       for (int offset : { 0, 1 }) {

@@ -318,18 +318,25 @@ TEST_F (HarrisDevice, DetectorIsTheGreedyExactly)
 {
   const auto pol = policy ();
   std::vector<std::pair<std::string, cv::Mat>> frames;
+  /* under compute-sanitizer: two photographs, and distances that take each
+   * candidate kernel (cells of 16, 32 and 64: corner_cells.h) and no
+   * suppression */
+  const bool light = sanitizer_pass ();
   for (const auto & path : test_images ())
-    frames.push_back ({ path, load_gray (path) });
+    if (!light || frames.size () < 2)
+      frames.push_back ({ path, load_gray (path) });
   cv::Mat noise;
   cv::cvtColor (random_rgb (640, 480, 77), noise, cv::COLOR_RGB2GRAY);
   frames.push_back ({ "noise", noise });
   frames.push_back ({ "tie pattern", tie_pattern_image (400, 300) });
+  const std::vector<double> distances = light ? std::vector<double> { 0.5, 10.0, 16.5, 100.0 }
+                                              : std::vector<double> { 0.5, 1.0, 3.7, 10.0, 16.5, 40.0, 100.0 };
   for (const auto & [name, g] : frames) {
     cudavision::DeviceBuffer buf;
     const cudavision::CornerInput in { upload (g, buf), true };
     for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
       const cv::Mat model = model_response (g, corner_params (m, 3, 3));
-      for (double d : { 0.5, 1.0, 3.7, 10.0, 16.5, 40.0, 100.0 })
+      for (double d : distances)
         for (double q : { 0.01, 0.05 })
           for (int max_corners : { 0, 50 }) {
             CornerDetectParams p;

@@ -403,6 +403,11 @@ TEST (CascadeXml, ReadsWhatCascadesUse)
     "<a>&#0;</a>", "x<a/>", "<a><!-- open</a>", "<a><![CDATA[ open</a>" };
   for (const char *b : bad)
     EXPECT_FALSE (parse_xml (b, &root, &err)) << "accepted: " << b;
+  /* a start tag that ends the input in a truncated UTF-8 sequence: the
+   * line lookup must stay inside the text (fuzz-haar-cascade's finding of
+   * 2026-11-24, an out-of-bounds read under ASan before the fix) */
+  const std::string truncated_utf8 ("<?1mi\"?>\n<oen\n>cUsmi\"?>\n<oen\n>\xE9");
+  EXPECT_FALSE (parse_xml (truncated_utf8, &root, &err));
   /* deep nesting is refused, not recursed into */
   std::string deep;
   for (int i = 0; i < 100000; i++)

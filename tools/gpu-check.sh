@@ -38,7 +38,8 @@
 #                  over an hour on an H100; processes on one GPU take
 #                  turns, so racecheck runs slow down everything beside them)
 #   --sanitize-shards K  each program's tests split into K processes
-# Environment: SANITIZE_TIMEOUT stops a sanitizer run after that many
+# Environment: STREAMS_OVERHEAD_CHAINS (';'-separated) the chains whose last
+# element's host time is measured besides the main chain's; SANITIZE_TIMEOUT stops a sanitizer run after that many
 # seconds (a failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES override the
 # run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
 # BENCH_EXTRA_ARGS is added to the soak and streams command lines.
@@ -277,6 +278,20 @@ if wanted streams; then
     row "host time ${el#element=} ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
       "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20)"
   done < <(grep '^OVERHEAD ' "$out/streams.log")
+  # the other elements' host time: one pipeline each, paced, on chains
+  # that end in them (the same OVERHEAD lines; only the last element's row)
+  IFS=';' read -ra ochains <<<"${STREAMS_OVERHEAD_CHAINS:-cudagray ! cudaotsu;cudagray ! cudaharris;cudagray ! cudaflow;cudafacedetect}"
+  for ch in "${ochains[@]}"; do
+    last=$(sed 's/.*!//; s/^ *//; s/ .*//' <<<"$ch")
+    olog=$out/streams-$last.log
+    "$bdir/bench/cudavision-streams" --pipelines 1 --sizes 1280x720,1920x1080 --frames "$frames" --chain "$ch" \
+      ${BENCH_EXTRA_ARGS:-} >"$olog" 2>&1 || row "host time $last" FAIL "no result: see $olog"
+    while read -r _ size pipes el med p90 verdict; do
+      [ "$pipes" = "pipelines=1" ] && [ "${el#element=}" = "$last" ] || continue
+      row "host time $last ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
+        "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20; chain $ch)"
+    done < <(grep '^OVERHEAD ' "$olog")
+  done
   if [ "$gpus" -ge 2 ]; then
     # the same 8 pipelines on one GPU and spread over two
     "$bdir/bench/cudavision-streams" --pipelines 8 --sizes 1920x1080 --frames "$frames" --devices 0 \

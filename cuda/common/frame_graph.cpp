@@ -43,6 +43,30 @@ FrameLaunches::params (const Op & op)
   return param_ptrs_.data ();
 }
 
+cudaKernelNodeParams
+FrameLaunches::kernel_node (const Op & op)
+{
+  cudaKernelNodeParams k {};
+  k.func = (void *) op.func;
+  k.gridDim = op.grid;
+  k.blockDim = op.block;
+  k.sharedMemBytes = (unsigned) op.smem;
+  k.kernelParams = params (op);
+  return k;
+}
+
+cudaMemsetParams
+FrameLaunches::memset_node (const Op & op)
+{
+  cudaMemsetParams m {};
+  m.dst = op.dst;
+  m.value = (unsigned) (op.value & 0xff);
+  m.elementSize = 1;
+  m.width = op.bytes;
+  m.height = 1;
+  return m;
+}
+
 CudaStatus
 FrameLaunches::launch (const Op & op, cudaStream_t stream)
 {
@@ -89,21 +113,10 @@ FrameGraph::build (FrameLaunches & l)
   for (const FrameLaunches::Op & op : l.ops_) {
     cudaGraphNode_t node = nullptr;
     if (op.kind == FrameLaunches::Op::Memset) {
-      cudaMemsetParams m {};
-      m.dst = op.dst;
-      m.value = (unsigned) (op.value & 0xff);
-      m.elementSize = 1;
-      m.width = op.bytes;
-      m.height = 1;
-      m.pitch = 0;
+      const cudaMemsetParams m = FrameLaunches::memset_node (op);
       CV_CUDA_TRY (cudaGraphAddMemsetNode (&node, graph_, prev ? &prev : nullptr, prev ? 1 : 0, &m));
     } else {
-      cudaKernelNodeParams k {};
-      k.func = (void *) op.func;
-      k.gridDim = op.grid;
-      k.blockDim = op.block;
-      k.sharedMemBytes = (unsigned) op.smem;
-      k.kernelParams = l.params (op);
+      const cudaKernelNodeParams k = l.kernel_node (op);
       CV_CUDA_TRY (cudaGraphAddKernelNode (&node, graph_, prev ? &prev : nullptr, prev ? 1 : 0, &k));
     }
     nodes_.push_back (node);
@@ -121,24 +134,14 @@ FrameGraph::update (FrameLaunches & l)
     if (op.kind == FrameLaunches::Op::Memset) {
       if (op.dst == was.dst && op.value == was.value)
         continue;
-      cudaMemsetParams m {};
-      m.dst = op.dst;
-      m.value = (unsigned) (op.value & 0xff);
-      m.elementSize = 1;
-      m.width = op.bytes;
-      m.height = 1;
+      const cudaMemsetParams m = FrameLaunches::memset_node (op);
       CV_CUDA_TRY (cudaGraphExecMemsetNodeSetParams (exec_, nodes_[i], &m));
       continue;
     }
     if (std::memcmp (l.blob_.data () + op.args_begin, held_.blob_.data () + was.args_begin,
             op.args_end - op.args_begin) == 0)
       continue;
-    cudaKernelNodeParams k {};
-    k.func = (void *) op.func;
-    k.gridDim = op.grid;
-    k.blockDim = op.block;
-    k.sharedMemBytes = (unsigned) op.smem;
-    k.kernelParams = l.params (op);
+    const cudaKernelNodeParams k = l.kernel_node (op);
     CV_CUDA_TRY (cudaGraphExecKernelNodeSetParams (exec_, nodes_[i], &k));
   }
   return {};

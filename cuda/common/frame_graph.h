@@ -90,6 +90,9 @@ private:
   CudaStatus launch (const Op & op, cudaStream_t stream);
   /* op's kernelParams: pointers into blob_, valid until the next append */
   void **params (const Op & op);
+  /* op as a graph node's parameters (kernel: with params (op)) */
+  cudaKernelNodeParams kernel_node (const Op & op);
+  static cudaMemsetParams memset_node (const Op & op);
   /* same kernel, grid, block, shared memory, or same memset size */
   static bool same_shape (const Op & a, const Op & b);
 

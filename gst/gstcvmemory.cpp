@@ -90,17 +90,29 @@ ensure_host (GstCvMemory * m)
 
 /* Both copies share the layout, so one linear copy moves every plane. */
 static bool
-upload_locked (GstCvMemory * m)
+copy_locked (GstCvMemory * m, bool to_device)
 {
-  cudaError_t e = cudaMemcpy (m->st->device.get (), m->st->host.get (), m->layout.size,
-      cudaMemcpyHostToDevice);
+  void *dst = to_device ? m->st->device.get () : m->st->host.get ();
+  const void *src = to_device ? m->st->host.get () : m->st->device.get ();
+  cudaError_t e = cudaMemcpy (dst, src, m->layout.size, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) {
-    GST_ERROR ("upload failed: %s", cudaGetErrorString (e));
+    GST_ERROR ("%s failed: %s", to_device ? "upload" : "download", cudaGetErrorString (e));
     return false;
   }
-  gst_cv_count_upload ();
-  m->st->need_upload = false;
+  if (to_device) {
+    gst_cv_count_upload ();
+    m->st->need_upload = false;
+  } else {
+    gst_cv_count_download ();
+    m->st->need_download = false;
+  }
   return true;
+}
+
+static bool
+upload_locked (GstCvMemory * m)
+{
+  return copy_locked (m, true);
 }
 
 static bool
@@ -110,15 +122,7 @@ download_locked (GstCvMemory * m)
     GST_ERROR ("waiting for device work failed: %s", cudaGetErrorString (cudaGetLastError ()));
     return false;
   }
-  cudaError_t e = cudaMemcpy (m->st->host.get (), m->st->device.get (), m->layout.size,
-      cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    GST_ERROR ("download failed: %s", cudaGetErrorString (e));
-    return false;
-  }
-  gst_cv_count_download ();
-  m->st->need_download = false;
-  return true;
+  return copy_locked (m, false);
 }
 
 static gpointer

@@ -61,7 +61,7 @@ main (int argc, char **argv)
       frames = std::atoi (argv[i + 1]);
     else if (!std::strcmp (argv[i], "--threads")) {
       counts.clear ();
-      for (const char *p = argv[i + 1]; *p; p = std::strchr (p, ',') ? std::strchr (p, ',') + 1 : "")
+      for (const char *p = argv[i + 1]; p; p = std::strchr (p, ','), p = p ? p + 1 : nullptr)
         counts.push_back (std::atoi (p));
     } else {
       std::fprintf (stderr, "usage: %s [--size WxH] [--frames N] [--threads 1,2,4,8]\n", argv[0]);

@@ -38,10 +38,11 @@
 #                  over an hour on an H100; processes on one GPU take
 #                  turns, so racecheck runs slow down everything beside them)
 #   --sanitize-shards K  each program's tests split into K processes
-# Environment: STREAMS_OVERHEAD_CHAINS (';'-separated) the chains whose last
-# element's host time is measured besides the main chain's; SANITIZE_TIMEOUT stops a sanitizer run after that many
-# seconds (a failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES override the
-# run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
+# Environment: STREAMS_OVERHEAD_CHAINS (';'-separated) the chains whose
+# last element's host time is measured besides the main chain's;
+# SANITIZE_TIMEOUT stops a sanitizer run after that many seconds (a
+# failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES
+# override the run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
 # BENCH_EXTRA_ARGS is added to the soak and streams command lines.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -273,11 +274,17 @@ if wanted streams; then
     awk -F/ '{exit !($1 == $2 && $2 > 0)}' <<<"$checks" || res=FAIL
     row "streams $size" "$res" "frames/s by pipeline count ${fps}; 4 vs 1: ${x4:-?}x; frames on their device $checks"
   done
-  while read -r _ size pipes el med p90 verdict; do
-    [ "$pipes" = "pipelines=1" ] || continue
-    row "host time ${el#element=} ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
-      "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20)"
-  done < <(grep '^OVERHEAD ' "$out/streams.log")
+  # host_rows LOG [ELEMENT [NOTE]]: a row per paced OVERHEAD line of LOG
+  # (only ELEMENT's, where given)
+  host_rows() {
+    local _ size pipes el med p90 verdict
+    while read -r _ size pipes el med p90 verdict; do
+      [ "$pipes" = "pipelines=1" ] && [[ -z ${2:-} || ${el#element=} == "$2" ]] || continue
+      row "host time ${el#element=} ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
+        "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20${3:+; $3})"
+    done < <(grep '^OVERHEAD ' "$1")
+  }
+  host_rows "$out/streams.log"
   # the other elements' host time: one pipeline each, paced, on chains
   # that end in them (the same OVERHEAD lines; only the last element's row)
   IFS=';' read -ra ochains <<<"${STREAMS_OVERHEAD_CHAINS:-cudagray ! cudaotsu;cudagray ! cudaharris;cudagray ! cudaflow;cudafacedetect}"
@@ -286,11 +293,7 @@ if wanted streams; then
     olog=$out/streams-$last.log
     "$bdir/bench/cudavision-streams" --pipelines 1 --sizes 1280x720,1920x1080 --frames "$frames" --chain "$ch" \
       ${BENCH_EXTRA_ARGS:-} >"$olog" 2>&1 || row "host time $last" FAIL "no result: see $olog"
-    while read -r _ size pipes el med p90 verdict; do
-      [ "$pipes" = "pipelines=1" ] && [ "${el#element=}" = "$last" ] || continue
-      row "host time $last ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
-        "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20; chain $ch)"
-    done < <(grep '^OVERHEAD ' "$olog")
+    host_rows "$olog" "$last" "chain $ch"
   done
   if [ "$gpus" -ge 2 ]; then
     # the same 8 pipelines on one GPU and spread over two

@@ -136,7 +136,9 @@ cv_video_source () {
     SOURCE=(filesrc "location=$INPUT" ! decodebin)
   else
     local dec=avdec_h264
-    cv_have avdec_h264 || ! cv_have nvh264dec || dec=nvh264dec
+    if ! cv_have avdec_h264 && cv_have nvh264dec; then
+      dec=nvh264dec
+    fi
     cv_require qtdemux h264parse "$dec"
     SOURCE=(filesrc "location=$DATA/realshort.mp4" ! qtdemux ! h264parse ! "$dec")
   fi

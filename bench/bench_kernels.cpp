@@ -5,7 +5,6 @@
  *
  *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
  *                            [--table FILE] [--only blur,flow,...]
- *                            [--shapes 32x4,64x2,...]
  * Prints one table row per kernel, size and mode. */
 #include "bench_util.h"
 #include "canny_frame.h"
@@ -62,7 +61,6 @@ struct Context {
   cudavision::DeviceDescription dev;
   std::shared_ptr<const cudavision::TuningTable> table;
   int iters = 200;
-  std::vector<cudavision::BlockShape> shapes; /* --shapes: extra static shapes for the direct blur */
   std::string only;                           /* --only: comma-separated element names, empty: all */
   bool runs (const char *element) const
   {
@@ -117,7 +115,7 @@ struct GrayFrames {
 /* 5x5 Gaussian (sigma 1.1, OpenCV's default for ksize 5) on GRAY8, for
  * comparison with NPP's 5x5 filter, and the element's default 11x11
  * (sigma 1.5): the direct (what Auto runs on GRAY8), fused and two-pass
- * forms; the direct one also at the --shapes given (static). */
+ * forms. */
 static void
 bench_blur (Context & c, Size s, double copy_gbs)
 {
@@ -138,9 +136,6 @@ bench_blur (Context & c, Size s, double copy_gbs)
       };
       for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model })
         run (cudavision::LaunchPolicy (c.dev, m, {}, c.table), m, "");
-      if (variant == cudavision::BlurVariant::Direct)
-        for (cudavision::BlockShape b : c.shapes)
-          run (cudavision::LaunchPolicy (c.dev, BlockSizing::Static, b, c.table), BlockSizing::Static, ":" + b.str ());
     }
   }
 }
@@ -469,17 +464,9 @@ main (int argc, char **argv)
       table_path = argv[++i];
     else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)
       c.only = argv[++i];
-    else if (!std::strcmp (argv[i], "--shapes") && i + 1 < argc) {
-      std::stringstream ss (argv[++i]);
-      std::string item;
-      cudavision::BlockShape b;
-      while (std::getline (ss, item, ','))
-        if (cudavision::BlockShape::parse (item, &b))
-          c.shapes.push_back (b);
-    } else {
+    else {
       std::fprintf (stderr,
-          "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]"
-          " [--shapes WxH,...]\n",
+          "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]\n",
           argv[0]);
       return 2;
     }

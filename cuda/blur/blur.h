@@ -14,8 +14,10 @@
  *
  * Three implementations, selectable for benchmarks (BlurVariant):
  *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no shared
- *             memory; a thread streams 4 pixels down 16 rows, each input
- *             row's pass two dp4a a pixel on aligned 32-bit loads.
+ *             memory; a lane owns 16 pixels (one 16-byte load) of 4 rows,
+ *             column sums packed two to a 32-bit integer, the row pass in
+ *             float, the columns beside its 16 from neighbouring lanes by
+ *             warp shuffle.
  *  - Fused:   one launch; a block loads its tile plus a halo of R rows and
  *             R pixels into shared memory (16-byte loads), runs the row pass
  *             into a float tile in shared memory, then the column pass from
@@ -24,7 +26,8 @@
  *             scratch buffer; a column kernel reads it back. Two launches and
  *             2 * 2 bytes more traffic per sample, no redundant row work on
  *             halo rows.
- * Auto picks Fused (blur_default_variant: measured the fastest).
+ * Auto picks Direct for 3x3 and 5x5 on GRAY8 frames of 2560x1440 and
+ * more, Fused elsewhere (blur_default_variant: what measured the fastest).
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once

@@ -1,47 +1,50 @@
 /* cudavision — cudablur's register-only kernel for GRAY8 (blur.h's
  * BlurVariant::Direct), internal to cuda/blur/: gaussian_blur calls it.
  *
- * A thread owns 4 adjacent pixels of a row (one 32-bit word) on
+ * A lane owns 16 adjacent pixels of a row (one 16-byte load) on
  * kBlurDirectRows consecutive rows and streams down them
- * (blur_direct_strip.h): each input row (the rows, plus R above and R
- * below) is read as aligned 32-bit words (the thread's word and one on each
- * side; the neighbours' words come from L1), its row pass is two dp4a
- * instructions a pixel (4 taps times 4 bytes each: the 8.8 taps fit in a
- * byte once the centre tap is below 256), and its 4 results go straight
- * into the column sums of the output rows they touch; an output row is
- * packed and stored (one 32-bit store) as soon as its last input row is in,
- * so at most 2R + 1 rows of sums are live. No shared memory, no barrier, no
- * halo tile: the frame is read from DRAM about once (the halo rows and
- * words hit L1) and written once.
+ * (blur_direct_strip.h), columns first: each input row (the rows, plus R
+ * above and R below) goes at once into the packed integer column sums of
+ * the output rows it touches (two pixels per multiply-add), and an output
+ * row gets its row pass, is packed and stored (one 16-byte store) as soon
+ * as its last input row is in, so at most 2R + 1 rows of sums are live.
+ * The R column sums beside a lane's 16 come from its neighbours by warp
+ * shuffle; only a segment's two end lanes read one extra word each. No
+ * shared memory, no barrier, no halo tile: the frame is read from DRAM
+ * about once (the R rows above and below a strip come from L2) and
+ * written once.
  *
- * Radius classes 1 to 4 are compiled (up to 9x9): beyond, the words and
- * live sums a thread holds grow, and the fused kernel's shared tile amortizes
- * the halo better (not measured yet: bench/ times both).
+ * Radius classes 1 to 4 are compiled (up to 9x9): the halo is then at most
+ * one word on each side, and the live sums of 2R + 1 rows fit in registers.
+ * Beyond, the fused kernel runs.
  *
- * The arithmetic is blur.h's: the row pass in exact integers (at most
- * 255 * 256), the column pass in float on integer values below 2^24, the
- * rounding by blur_detail::out_bits, so the result is the fused kernel's,
- * bit for bit. */
+ * The arithmetic is blur.h's, reordered exactly (integer sums, see
+ * blur_direct_strip.h) and rounded by blur_detail::out_bits, so the result
+ * is the fused kernel's, bit for bit. */
 #pragma once
 
 #include "blur.h"
 
 namespace cudavision {
 
-/* Output rows a thread produces (it reads kBlurDirectRows + 2R rows). */
-constexpr int kBlurDirectRows = 16;
+/* Output rows a lane produces (it reads kBlurDirectRows + 2R rows).
+ * Measured on an H100 (2026-11-25, 4K 5x5): 4 rows 18.8 µs, 8 rows and 16
+ * rows slower — more rows per lane mean fewer warps to hide the loads, and
+ * the R-row overlap they save comes from L2 anyway. */
+constexpr int kBlurDirectRows = 4;
 /* Largest radius the direct kernel compiles (radius classes 1 .. 4). */
 constexpr int kBlurDirectMaxRadius = 4;
 
 /* Whether the direct kernel can blur this: one channel, radii up to
- * kBlurDirectMaxRadius, every x tap below 256 (a centre tap of 256, a
- * kernel that is 1 at its centre, does not fit dp4a's bytes), source and
- * destination rows 4-byte aligned. */
+ * kBlurDirectMaxRadius, source and destination rows 16-byte aligned. */
 bool blur_direct_supported (int channels, const BlurTaps & taps, ConstImage8 src, Image8 dst);
 
-/* Launches it (after blur_direct_supported). Asynchronous. */
+/* Launches it (after blur_direct_supported), asynchronously, unless the
+ * launch policy chose a block shape whose rows cannot form the kernel's
+ * lane segments (narrower than 2 threads, or neither a power of two nor a
+ * multiple of 32 wide): then *launched is false and nothing ran. */
 CudaStatus blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
-    cudaStream_t stream);
+    cudaStream_t stream, bool *launched);
 
 /* Traits of the kernel of a radius class (1..4), "blur.direct.c1.rR". */
 const KernelTraits & blur_direct_traits (int radius_class);

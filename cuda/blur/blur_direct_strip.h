@@ -1,155 +1,171 @@
-/* cudavision — what one thread of cudablur's direct kernel computes
- * (blur_direct.h): 4 GRAY8 pixels of a row on P consecutive rows, streamed
- * down the input rows. Host/device code (simd_hd.h, blur_arith.h), so the
- * CPU tests run the kernel's own code against cv::GaussianBlur. */
+/* cudavision — what one lane of cudablur's direct kernel computes
+ * (blur_direct.h): 16 GRAY8 pixels of a row on P consecutive rows,
+ * streamed down the input rows, columns first. Host/device code
+ * (simd_hd.h, blur_arith.h): the kernel (blur_direct.cu) ties the lanes
+ * together with warp shuffles, and the CPU tests run these very functions
+ * for every lane of a simulated warp against cv::GaussianBlur.
+ *
+ * Why columns first is exact: the blur is sum_i sum_j tx_i ty_j p(x+i, y+j)
+ * in integers (taps of 8 fraction bits, each axis summing to 256), and
+ * OpenCV's row-then-column order only changes the order of exact integer
+ * additions. A column sum is at most 255 * 256 < 2^16, so two of them fit in
+ * one 32-bit word (bytes 0 and 2 of a word in one, bytes 1 and 3 in the
+ * other) and one integer multiply-add weighs two pixels at once; the row
+ * pass then runs in float on integers below 2^24, rounded by
+ * blur_detail::out_bits as everywhere else. */
 #pragma once
 
 #include "blur_arith.h"
 
 namespace cudavision {
 
-/* The taps as the strip reads them. x: the 2R + 1 row taps as bytes, 4 a
- * word, in the order of the pixels they weigh (byte 0 of x[0] weighs pixel
- * -R), zero past 2R (so every tap must be below 256); y: the column taps by
- * distance from the centre, as floats. */
+/* The taps as a lane reads them: y, the column taps by distance from the
+ * centre, as integers (they multiply packed 16-bit sums); x, the row taps
+ * by distance, as floats. */
 template <int R>
 struct BlurDirectTaps {
-  static constexpr int kWords = R / 2 + 1; /* ceil ((2R + 1) / 4) */
-  uint32_t x[kWords];
-  float y[R + 1];
+  uint32_t y[R + 1];
+  float x[R + 1];
 };
+
+/* The words a lane holds for one row: its 16 pixels as 4 words, and the
+ * word beside them that a segment's first lane (pixels x - 4 .. x - 1) or
+ * last lane (x + 16 .. x + 19) loads for the segment's halo; 0 elsewhere. */
+constexpr int kStripWords = 5;
+constexpr int kStripExt = 4;
+
+/* Which halo word a lane loads. */
+enum class StripEdge { None, Left, Right };
 
 namespace blur_detail {
 
-/* 4 bytes of a row buffer of NW words from byte B (a compile-time
- * constant); past the buffer: zeros, which only ever meet zero taps. */
-template <int NW, int B>
+/* Bytes 0 and 2 of w in the low halves of the two 16-bit lanes, and bytes 1
+ * and 3. */
 CV_HD uint32_t
-window4 (const uint32_t (&w)[NW])
+even_bytes (uint32_t w)
 {
-  constexpr int i = B / 4, off = B % 4;
-  const uint32_t hi = i + 1 < NW ? w[i + 1 < NW ? i + 1 : i] : 0u;
-  if (off == 0)
-    return w[i];
-  return hd_byte_perm (w[i], hi, 0x3210u + off * 0x1111u);
+  return hd_byte_perm (w, 0u, 0x4240u);
 }
 
-/* Exact float of an integer below 2^23. */
+CV_HD uint32_t
+odd_bytes (uint32_t w)
+{
+  return hd_byte_perm (w, 0u, 0x4341u);
+}
+
+/* Exact float of the low or high 16 bits of a packed sum. */
 CV_HD float
-u23_f (uint32_t v)
+lo16 (uint32_t v)
 {
-  return hd_u32_as_float (0x4B000000u | v) - 8388608.f;
+  return hd_u32_as_float (hd_byte_perm (v, 0x4B000000u, 0x7610u)) - 8388608.f;
 }
 
-/* The row pass of output pixel K (0..3) of the word: sum over d of
- * tap[d] * pixel (x + K - R + d), dp4a chunk Q on. */
-template <int R, int NW, int K, int Q>
-struct DirectRowSum {
-  static CV_HD uint32_t
-  run (const uint32_t (&w)[NW], const BlurDirectTaps<R> & t, uint32_t acc)
-  {
-    constexpr int nw0 = (R + 3) / 4;
-    acc = hd_dp4a (window4<NW, K - R + 4 * Q + 4 * nw0> (w), t.x[Q], acc);
-    return DirectRowSum<R, NW, K, Q + 1>::run (w, t, acc);
-  }
-};
-
-template <int R, int NW, int K>
-struct DirectRowSum<R, NW, K, BlurDirectTaps<R>::kWords> {
-  static CV_HD uint32_t
-  run (const uint32_t (&)[NW], const BlurDirectTaps<R> &, uint32_t acc)
-  {
-    return acc;
-  }
-};
-
-/* An input row into the buffer: the word at byte x and nw0 = NW / 2 words
- * on each side. `inside`: all of them lie in the row; else each byte is
- * read on its own through reflect-101 (the frame's left and right edges). */
-template <int NW>
-CV_HD void
-direct_row (const uint8_t *row, int x, int width, bool inside, uint32_t (&w)[NW])
+CV_HD float
+hi16 (uint32_t v)
 {
-  constexpr int nw0 = NW / 2;
-  if (inside) {
-    CV_UNROLL
-    for (int n = 0; n < NW; n++)
-      w[n] = hd_load_u32 (row + x + 4 * (n - nw0));
-    return;
-  }
-  CV_UNROLL
-  for (int n = 0; n < NW; n++) {
-    uint32_t v = 0;
-    CV_UNROLL
-    for (int b = 0; b < 4; b++)
-      v |= hd_load_u8 (row + reflect101 (x + 4 * (n - nw0) + b, width)) << (8 * b);
-    w[n] = v;
-  }
+  return hd_u32_as_float (hd_byte_perm (v, 0x4B000000u, 0x7632u)) - 8388608.f;
+}
+
+/* 4 bytes of a row from byte xb on, reflect-101 per byte outside. */
+CV_HD uint32_t
+gather4 (const uint8_t *row, int xb, int width)
+{
+  uint32_t v = 0;
+  for (int k = 0; k < 4; k++)
+    v |= hd_load_u8 (row + reflect101 (xb + k, width)) << (8 * k);
+  return v;
+}
+
+/* Column sums of 4 pixels (a word's even and odd bytes, packed) as floats,
+ * in pixel order. */
+CV_HD void
+unpack_sums (uint32_t e, uint32_t o, float *c)
+{
+  c[0] = lo16 (e);
+  c[1] = lo16 (o);
+  c[2] = hi16 (e);
+  c[3] = hi16 (o);
 }
 
 }  // namespace blur_detail
 
-/* Output pixels x .. x + 3 (x a multiple of 4, below width) of rows y0 ..
- * y0 + P - 1 (those inside the frame) of the blur of a width x height GRAY8
- * frame. Reads input rows y0 - R .. y0 + P - 1 + R (reflected); each
- * row's 4 exact row sums go at once into the column sums of the output rows
- * they touch (acc[p] lives from input row p to p + 2R), and an output row
- * is packed and stored as soon as its last input row is in. Rows of src and
- * dst 4-byte aligned. */
-template <int R, int P>
+/* One input row into a lane's words: the 16 pixels from byte x (a
+ * multiple of 16) and its halo word, read as whole words where they lie in
+ * the row and per byte through reflect-101 where not (the frame's left and
+ * right edges). Words from byte width + 4 on are no pixel's neighbours
+ * (R <= 4) and stay 0, so the lanes past the frame's right edge cost next
+ * to nothing. */
 CV_HD void
-blur_direct_strip (const uint8_t *src, size_t spitch, uint8_t *dst, size_t dpitch, int width, int height,
-    const BlurDirectTaps<R> & taps, int x, int y0)
+strip_load_row (const uint8_t *row, int x, int width, StripEdge edge, uint32_t (&w)[kStripWords])
 {
   using namespace blur_detail;
-  constexpr int nw0 = (R + 3) / 4, NW = 2 * nw0 + 1;
-  const bool inside = x >= 4 * nw0 && x + 4 * (nw0 + 1) <= width;
-  const bool full = x + 4 <= width;
-  float acc[P][4];
+  auto word = [&] (int xb) -> uint32_t {
+    if (xb >= 0 && xb + 4 <= width)
+      return hd_load_u32 (row + xb);
+    return xb < width + 4 ? gather4 (row, xb, width) : 0u;
+  };
   CV_UNROLL
-  for (int i = 0; i < P + 2 * R; i++) {
-    uint32_t w[NW];
-    direct_row<NW> (src + (size_t) reflect101 (y0 - R + i, height) * spitch, x, width, inside, w);
-    const float h[4] = { u23_f (DirectRowSum<R, NW, 0, 0>::run (w, taps, 0u)),
-      u23_f (DirectRowSum<R, NW, 1, 0>::run (w, taps, 0u)), u23_f (DirectRowSum<R, NW, 2, 0>::run (w, taps, 0u)),
-      u23_f (DirectRowSum<R, NW, 3, 0>::run (w, taps, 0u)) };
-    CV_UNROLL
-    for (int p = 0; p < P; p++) {
-      const int k = i - p; /* this input row's tap (0 .. 2R) for output row p */
-      if (k < 0 || k > 2 * R)
-        continue;
-      const float tap = taps.y[k >= R ? k - R : R - k];
-      CV_UNROLL
-      for (int c = 0; c < 4; c++)
-        acc[p][c] = k == 0 ? tap * h[c] : fmaf (tap, h[c], acc[p][c]);
-    }
-    if (i >= 2 * R) {
-      const int p = i - 2 * R; /* output row p is complete */
-      if (y0 + p < height) {
-        const uint32_t word = pack4 (acc[p][0], acc[p][1], acc[p][2], acc[p][3]);
-        uint8_t *d = dst + (size_t) (y0 + p) * dpitch + x;
-        if (full) {
-          hd_store_u32 (d, word);
-        } else {
-          for (int b = 0; b < width - x; b++)
-            d[b] = (uint8_t) (word >> (8 * b));
-        }
-      }
-    }
+  for (int n = 0; n < 4; n++)
+    w[n] = word (x + 4 * n);
+  w[kStripExt] = edge == StripEdge::Left ? word (x - 4) : edge == StripEdge::Right ? word (x + 16) : 0u;
+}
+
+/* acc (the packed column sums of one output row) += tap * the row's words;
+ * `first`: acc = tap * words. Exact: a sum stays below 2^16 per half. */
+CV_HD void
+strip_accumulate (const uint32_t (&w)[kStripWords], uint32_t tap, bool first, uint32_t (&acc)[2 * kStripWords])
+{
+  using namespace blur_detail;
+  CV_UNROLL
+  for (int n = 0; n < kStripWords; n++) {
+    const uint32_t e = even_bytes (w[n]) * tap, o = odd_bytes (w[n]) * tap;
+    acc[2 * n] = first ? e : acc[2 * n] + e;
+    acc[2 * n + 1] = first ? o : acc[2 * n + 1] + o;
   }
 }
 
-/* The taps of a blur (blur.h) in the strip's form for radius class R
- * (the blur's radii at most R; x taps below 256). */
+/* The row pass of an output row: its 16 column sums (acc, words 0..3)
+ * and the 4 sums on each side (left: pixels x - 4 .. x - 1, right: x + 16
+ * .. x + 19, each as a word's even and odd packed sums), into 16 output
+ * bytes as 4 words. */
+template <int R>
+CV_HD void
+strip_row_pass (const uint32_t (&acc)[2 * kStripWords], uint32_t left_e, uint32_t left_o, uint32_t right_e,
+    uint32_t right_o, const BlurDirectTaps<R> & t, uint32_t (&out)[4])
+{
+  using namespace blur_detail;
+  static_assert (R >= 1 && R <= 4, "the halo is one word on each side");
+  float c[24]; /* pixels x - 4 .. x + 19 */
+  unpack_sums (left_e, left_o, c);
+  CV_UNROLL
+  for (int n = 0; n < 4; n++)
+    unpack_sums (acc[2 * n], acc[2 * n + 1], c + 4 + 4 * n);
+  unpack_sums (right_e, right_o, c + 20);
+  float s[16];
+  CV_UNROLL
+  for (int q = 0; q < 16; q++) {
+    float a = t.x[0] * c[4 + q];
+    CV_UNROLL
+    for (int d = 1; d <= R; d++)
+      a = fmaf (t.x[d], c[4 + q - d] + c[4 + q + d], a);
+    s[q] = a;
+  }
+  CV_UNROLL
+  for (int n = 0; n < 4; n++)
+    out[n] = pack4 (s[4 * n], s[4 * n + 1], s[4 * n + 2], s[4 * n + 3]);
+}
+
+/* The taps of a blur (blur.h) in the lane's form for radius class R (the
+ * blur's radii at most R). */
 template <int R>
 BlurDirectTaps<R>
 blur_direct_taps (const uint16_t *x_half, int rx, const uint16_t *y_half, int ry)
 {
   BlurDirectTaps<R> t {};
-  for (int d = -rx; d <= rx; d++)
-    t.x[(R + d) / 4] |= (uint32_t) x_half[d < 0 ? -d : d] << (8 * ((R + d) % 4));
+  for (int d = 0; d <= rx; d++)
+    t.x[d] = (float) x_half[d];
   for (int d = 0; d <= ry; d++)
-    t.y[d] = (float) y_half[d];
+    t.y[d] = y_half[d];
   return t;
 }
 

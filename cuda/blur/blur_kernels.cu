@@ -144,12 +144,18 @@ blur_variant_name (BlurVariant v)
 }
 
 BlurVariant
-blur_default_variant (int, int, int, const BlurTaps &)
+blur_default_variant (int channels, int width, int height, const BlurTaps & taps)
 {
-  /* Fused everywhere: Direct measured slower on an H100 (2026-11-24,
-   * cudavision-bench-kernels --only blur): 5x5 GRAY8 24.3 against 9.6 us
-   * at 1080p, 28.0 against 21.3 us at 4K; 11x11 even. It stays selectable
-   * for benchmarks (docs/elements/cudablur.md). */
+  /* Direct on large GRAY8 frames up to 5x5, Fused elsewhere. Measured on
+   * an H100 (2026-11-26, cudavision-bench-kernels --only blur, 5x5, static
+   * shapes): Direct 18.9 against Fused 21.3 us at 3840x2160, 12.9 against
+   * 13.2 us at 2560x1440, but 11.6 against 9.7 us at 1920x1080, where its
+   * 16x4-pixel lanes leave too few warps per SM to hide the loads. Radii 3
+   * and 4 (7x7, 9x9) were not measured faster: the 4K Canny chain with
+   * sigma 1.4 (9x9) ran 2% slower on Direct. */
+  const bool large = (long) width * height >= 2560L * 1440;
+  if (channels == 1 && large && std::max (taps.radius_x (), taps.radius_y ()) <= 2)
+    return BlurVariant::Direct;
   return BlurVariant::Fused;
 }
 
@@ -745,8 +751,12 @@ gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurTaps & taps,
   if (variant == BlurVariant::Auto)
     variant = blur_default_variant (channels, src.width, src.height, taps);
   if (variant == BlurVariant::Direct) {
-    if (blur_direct_supported (channels, taps, src, dst))
-      return blur_direct (src, dst, taps, policy, stream);
+    if (blur_direct_supported (channels, taps, src, dst)) {
+      bool launched = false;
+      const CudaStatus st = blur_direct (src, dst, taps, policy, stream, &launched);
+      if (!st.ok () || launched)
+        return st;
+    }
     variant = BlurVariant::Fused;
   }
   const int rclass = blur_radius_class (std::max (taps.radius_x (), taps.radius_y ()));

@@ -209,4 +209,91 @@ advance_cell (const CellGrid & g, Mem & m, int cell, bool *moved)
   return walk;
 }
 
+/* The same selection in rounds, for lists short enough that one block
+ * holds a decision per candidate (corner_selection.cu's small path): a
+ * candidate is rejected as soon as a stronger, too-close candidate is
+ * kept, and kept as soon as every stronger, too-close one is rejected;
+ * decisions only go from undecided to final, so deciding every undecided
+ * candidate from the last round's decisions, round after round, reaches
+ * the greedy's result (the strongest undecided candidate always decides).
+ * `Mem` gives count (cell), key (cell, i) (strongest first), index (cell,
+ * i) (the candidate's number, below 2^16 * 2^16) and decision (cell, i). */
+enum class CornerDecision : uint8_t { Undecided = 0, Kept = 1, Rejected = 2 };
+
+/* Calls fn (cell, i) for every candidate stronger than and too close to
+ * candidate i of `cell`, until fn returns false. */
+template <typename Mem, typename Fn>
+CV_HD void
+for_each_stronger_close (const CellGrid & g, const Mem & m, int cell, uint32_t i, Fn fn)
+{
+  const uint64_t key = m.key (cell, i);
+  const int x = corner_key_x (key), y = corner_key_y (key);
+  const int cx = cell % g.cols, cy = cell / g.cols;
+  const int gx0 = cx - g.rings < 0 ? 0 : cx - g.rings, gx1 = cx + g.rings >= g.cols ? g.cols - 1 : cx + g.rings;
+  const int gy0 = cy - g.rings < 0 ? 0 : cy - g.rings, gy1 = cy + g.rings >= g.rows ? g.rows - 1 : cy + g.rings;
+  for (int yy = gy0; yy <= gy1; yy++)
+    for (int xx = gx0; xx <= gx1; xx++) {
+      const int c = yy * g.cols + xx;
+      if (!cell_in_reach (g, x, y, xx, yy))
+        continue;
+      const uint32_t n = m.count (c);
+      for (uint32_t j = 0; j < n; j++) {
+        const uint64_t e = m.key (c, j);
+        if (e <= key) /* strongest first: the rest are weaker (or this one) */
+          break;
+        if (corners_too_close (x - corner_key_x (e), y - corner_key_y (e), g.min_d2) && !fn (c, j))
+          return;
+      }
+    }
+}
+
+/* The decision of a candidate from those of the stronger, too-close ones
+ * (each final, or undecided for now). */
+struct DecisionFold {
+  bool pending = false, rejected = false;
+
+  CV_HD bool add (CornerDecision d)
+  {
+    rejected |= d == CornerDecision::Kept;
+    pending |= d == CornerDecision::Undecided;
+    return !rejected; /* a kept one decides it */
+  }
+  CV_HD CornerDecision result () const
+  {
+    return rejected ? CornerDecision::Rejected : pending ? CornerDecision::Undecided : CornerDecision::Kept;
+  }
+};
+
+template <typename Mem>
+CV_HD CornerDecision
+decide_candidate (const CellGrid & g, const Mem & m, int cell, uint32_t i)
+{
+  DecisionFold f;
+  for_each_stronger_close (g, m, cell, i, [&] (int c, uint32_t j) { return f.add (m.decision (c, j)); });
+  return f.result ();
+}
+
+/* How many of them the rounds list per candidate: enough for nearly every
+ * candidate of dense noise (about 18 candidates within a distance of 10
+ * pixels, half of them stronger on average). */
+constexpr uint32_t kCornerNeighbourSlots = 24;
+
+/* The numbers (Mem::index) of the candidates candidate i of `cell` depends
+ * on, the first `cap` of them into out; returns how many there are (above
+ * cap: the list is incomplete and decide_candidate must be used). Built
+ * once, it turns each round's look at the cells in reach into a few reads
+ * of decisions. */
+template <typename Mem, typename Index>
+CV_HD uint32_t
+stronger_close_list (const CellGrid & g, const Mem & m, int cell, uint32_t i, Index *out, uint32_t cap)
+{
+  uint32_t n = 0;
+  for_each_stronger_close (g, m, cell, i, [&] (int c, uint32_t j) {
+    if (n < cap)
+      out[n] = (Index) m.index (c, j);
+    return ++n <= cap;
+  });
+  return n;
+}
+
 }  // namespace cudavision

@@ -5,9 +5,16 @@
  *  1. harris.candidates, one block per cell (corner_cells.h) of the frame:
  *     threshold at quality x maximum (read on the device), the 3x3 test,
  *     the cell's candidates sorted strongest first in shared memory;
- *  2. harris.select (min_distance >= 1): one thread per cell, all
- *     resident (a cooperative launch), the greedy's result by cells walking
- *     their candidates in parallel (corner_cells.h);
+ *  2. (min_distance >= 1) the greedy's result (corner_cells.h). With
+ *     min_distance <= 16, each candidate's stronger, too-close ones listed
+ *     (a thread per candidate), then rounds in which every undecided
+ *     candidate decides from its list: up to 32768 candidates in one
+ *     block (decisions in shared memory), up to about a candidate per 8
+ *     pixels over the whole grid (harris.select, a grid barrier a round).
+ *     Else, or beyond, harris.select's cell walk: one thread per cell, all
+ *     resident (a cooperative launch), cells walking their candidates in
+ *     parallel. All are queued; the count on the device picks the one
+ *     that works, the others return at once;
  *  3. the kept corners in goodFeaturesToTrack's order (keys descending):
  *     2048-key tiles sorted by cub::BlockRadixSort, then each corner's rank
  *     = its place in its tile + the keys above it in the other tiles
@@ -43,6 +50,11 @@ struct CornerListHeader {
 /* How step 3 orders the kept corners; Auto picks by the list's bound. */
 enum class CornerOrder { Auto, Tiles, RadixSort };
 
+/* Which step 2 runs for 16-pixel cells: Auto by the candidate count (one
+ * block, grid-wide rounds, or the cell walk); tests force the grid-wide
+ * rounds (Rounds, where they fit) or the cell walk. */
+enum class CornerSelectPath { Auto, Rounds, Walk };
+
 class CornerSelection {
 public:
   /* Queues steps 1-4 for `response`, whose maximum is at `max_ordered`
@@ -60,17 +72,22 @@ public:
 
   /* Tests: force one ordering path. */
   void force_order (CornerOrder o) { order_ = o; }
+  void force_path (CornerSelectPath p) { path_ = p; }
 
   void release ();
 
 private:
-  DeviceBuffer counters_;                  /* [0] candidates, [1] kept, [2] listed */
+  DeviceBuffer counters_;                  /* [0] candidates, [1] kept, [2] listed, [4..6] rounds */
   DeviceBuffer keys_, counts_, frontier_, kept_, state_;
+  DeviceBuffer offsets_, owner_;           /* the rounds' numbering */
+  DeviceBuffer neighbours_, neighbour_count_, decisions_;
   DeviceBuffer unordered_, ordered_, sort_temp_;
   DeviceBuffer list_;
   size_t out_capacity_ = 0;
   CornerOrder order_ = CornerOrder::Auto;
+  CornerSelectPath path_ = CornerSelectPath::Auto;
   int coresident_blocks_ = 0;              /* of harris.select, cached */
+  int sm_count_ = 0;
   bool cooperative_ = true;
 };
 

@@ -107,8 +107,9 @@ public:
   /* Candidates (after the 3x3 test) of the last collected frame. */
   size_t candidate_count () const { return candidates_; }
 
-  /* Tests: force one ordering path of the selection. */
+  /* Tests: force one ordering path, or one step-2 path, of the selection. */
   void force_order (CornerOrder o) { selection_.force_order (o); }
+  void force_path (CornerSelectPath p) { selection_.force_path (p); }
 
   void release ();
 

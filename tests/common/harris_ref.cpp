@@ -13,6 +13,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -152,17 +153,19 @@ struct HostCells {
 
 }  // namespace
 
-std::vector<Corner>
-cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, int steps)
+namespace {
+
+/* The candidate kernel's work on the host: each cell's candidates
+ * (strongest first after the sort), or with no distance test the kept
+ * list itself. */
+void
+fill_cells (const cv::Mat & r, const CornerDetectParams & p, const cudavision::CellGrid & g,
+    std::vector<std::vector<uint64_t>> & per_cell, std::vector<uint64_t> & kept)
 {
-  if (r.cols < 3 || r.rows < 3)
-    return {};
-  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
   double maxv = 0;
   cv::minMaxLoc (r, nullptr, &maxv);
   const float thresh = cudavision::corner_threshold ((float) maxv, p.quality_level);
-  std::vector<std::vector<uint64_t>> per_cell ((size_t) g.cells ());
-  std::vector<uint64_t> kept;
+  per_cell.assign ((size_t) g.cells (), {});
   for (int y = 1; y < r.rows - 1; y++) {
     for (int x = 1; x < r.cols - 1; x++) {
       float v;
@@ -176,6 +179,50 @@ cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, i
         per_cell[(size_t) (y >> g.shift) * g.cols + (x >> g.shift)].push_back (k);
     }
   }
+  for (auto & v : per_cell)
+    std::sort (v.begin (), v.end (), std::greater<uint64_t> ());
+}
+
+/* The list kernel's work: strongest first, cut at max_corners. */
+std::vector<Corner>
+ordered_list (std::vector<uint64_t> kept, const CornerDetectParams & p)
+{
+  std::sort (kept.begin (), kept.end (), std::greater<uint64_t> ());
+  if (p.max_corners > 0 && kept.size () > (size_t) p.max_corners)
+    kept.resize ((size_t) p.max_corners);
+  std::vector<Corner> out;
+  for (uint64_t k : kept)
+    out.push_back ({ (float) cudavision::corner_key_x (k), (float) cudavision::corner_key_y (k),
+        cudavision::corner_key_value (k) });
+  return out;
+}
+
+/* decide_candidate's reads on the host. */
+struct HostRounds {
+  const std::vector<std::vector<uint64_t>> & cells;
+  const std::vector<uint32_t> & offsets;
+  const std::vector<uint8_t> & decisions;
+
+  uint32_t count (int c) const { return (uint32_t) cells[c].size (); }
+  uint64_t key (int c, uint32_t i) const { return cells[c][i]; }
+  uint32_t index (int c, uint32_t i) const { return offsets[c] + i; }
+  cudavision::CornerDecision decision (int c, uint32_t i) const
+  {
+    return (cudavision::CornerDecision) decisions[offsets[c] + i];
+  }
+};
+
+}  // namespace
+
+std::vector<Corner>
+cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, int steps)
+{
+  if (r.cols < 3 || r.rows < 3)
+    return {};
+  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
+  std::vector<std::vector<uint64_t>> per_cell;
+  std::vector<uint64_t> kept;
+  fill_cells (r, p, g, per_cell, kept);
   if (!g.all) {
     HostCells m { g };
     /* stale slots hold keys above every real one: reading one shows */
@@ -185,8 +232,7 @@ cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, i
     m.counts.assign ((size_t) g.cells (), 0);
     m.states.assign ((size_t) g.cells (), { 0, 0 });
     for (int c = 0; c < g.cells (); c++) {
-      std::vector<uint64_t> & v = per_cell[c];
-      std::sort (v.begin (), v.end (), std::greater<uint64_t> ());
+      const std::vector<uint64_t> & v = per_cell[c];
       std::copy (v.begin (), v.end (), m.keys.begin () + (size_t) c * g.key_slots ());
       m.counts[c] = (uint32_t) v.size ();
       m.frontier[c] = v.empty () ? 0 : v[0];
@@ -211,14 +257,66 @@ cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, i
     }
     kept = m.out;
   }
-  std::sort (kept.begin (), kept.end (), std::greater<uint64_t> ());
-  if (p.max_corners > 0 && kept.size () > (size_t) p.max_corners)
-    kept.resize ((size_t) p.max_corners);
-  std::vector<Corner> out;
-  for (uint64_t k : kept)
-    out.push_back ({ (float) cudavision::corner_key_x (k), (float) cudavision::corner_key_y (k),
-        cudavision::corner_key_value (k) });
-  return out;
+  return ordered_list (kept, p);
+}
+
+std::vector<Corner>
+rounds_corners (const cv::Mat & r, const CornerDetectParams & p, int *rounds)
+{
+  *rounds = 0;
+  if (r.cols < 3 || r.rows < 3)
+    return {};
+  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
+  std::vector<std::vector<uint64_t>> per_cell;
+  std::vector<uint64_t> kept;
+  fill_cells (r, p, g, per_cell, kept);
+  if (!g.all) {
+    std::vector<uint32_t> offsets ((size_t) g.cells ()), owner;
+    for (int c = 0; c < g.cells (); c++) {
+      offsets[c] = (uint32_t) owner.size ();
+      owner.insert (owner.end (), per_cell[c].size (), (uint32_t) c);
+    }
+    std::vector<uint8_t> dec (owner.size (), 0);
+    std::vector<std::pair<size_t, uint8_t>> decided;
+    std::vector<size_t> open ((size_t) owner.size ()), still;
+    std::iota (open.begin (), open.end (), 0);
+    const HostRounds m { per_cell, offsets, dec };
+    std::vector<std::array<uint32_t, cudavision::kCornerNeighbourSlots>> lists (owner.size ());
+    std::vector<uint32_t> listed (owner.size ());
+    for (size_t j = 0; j < owner.size (); j++)
+      listed[j] = cudavision::stronger_close_list (g, m, (int) owner[j], (uint32_t) (j - offsets[owner[j]]),
+          lists[j].data (), cudavision::kCornerNeighbourSlots);
+    while (!open.empty ()) {
+      ++*rounds;
+      decided.clear ();
+      still.clear ();
+      for (size_t j : open) {
+        /* the device's list, as it reads it (decide_listed); an
+         * incomplete one whose listed candidates are all rejected looks
+         * at the cells */
+        const uint32_t k = std::min (listed[j], cudavision::kCornerNeighbourSlots);
+        cudavision::DecisionFold f;
+        for (uint32_t q = 0; q < k && f.add ((cudavision::CornerDecision) dec[lists[j][q]]); q++) {
+        }
+        cudavision::CornerDecision d = f.result ();
+        if (listed[j] > cudavision::kCornerNeighbourSlots && d == cudavision::CornerDecision::Kept)
+          d = cudavision::decide_candidate (g, m, (int) owner[j], (uint32_t) (j - offsets[owner[j]]));
+        if (d == cudavision::CornerDecision::Undecided)
+          still.push_back (j);
+        else
+          decided.push_back ({ j, (uint8_t) d });
+      }
+      if (decided.empty ())
+        throw std::runtime_error ("rounds_corners: a round decided nothing");
+      for (const auto & [j, d] : decided) /* after the round, as the block's barrier */
+        dec[j] = d;
+      open.swap (still);
+    }
+    for (size_t j = 0; j < owner.size (); j++)
+      if (dec[j] == (uint8_t) cudavision::CornerDecision::Kept)
+        kept.push_back (per_cell[owner[j]][j - offsets[owner[j]]]);
+  }
+  return ordered_list (kept, p);
 }
 
 cv::Mat

@@ -51,6 +51,13 @@ std::vector<cudavision::Corner> model_corners (const cv::Mat & response, const c
 std::vector<cudavision::Corner> cells_corners (const cv::Mat & response, const cudavision::CornerDetectParams & p,
     unsigned seed, int steps);
 
+/* The one-block path's selection (corner_cells.h, decide_candidate) run
+ * on the host: every undecided candidate decides from the last round's
+ * decisions until none is left; `rounds` says how many it took. Throws if
+ * a round decides nothing. */
+std::vector<cudavision::Corner> rounds_corners (const cv::Mat & response, const cudavision::CornerDetectParams & p,
+    int *rounds);
+
 /* Response maps (CV_32F) that stress the selection: long chains of
  * candidates each suppressing the next, equal responses (ties go to the
  * later raster position), plateaus where every pixel is a candidate,

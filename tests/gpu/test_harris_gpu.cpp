@@ -353,7 +353,9 @@ TEST_F (HarrisDevice, DetectorIsTheGreedyExactly)
 
 /* Adversarial response maps straight into the selection: suppression
  * chains, ties, plateaus, exact-distance pairs across cell borders, dense
- * peaks; both ordering paths. */
+ * peaks; both ordering paths, and with 16-pixel cells (d <= 16) each
+ * step-2 path: the one-block rounds (Auto, small maps), the grid-wide
+ * rounds and the cell walk. */
 TEST_F (HarrisDevice, SelectionOnStressMaps)
 {
   const auto pol = policy ();
@@ -366,18 +368,21 @@ TEST_F (HarrisDevice, SelectionOnStressMaps)
       double maxv = 0;
       cv::minMaxLoc (sm.map, nullptr, &maxv);
       for (auto order : { cudavision::CornerOrder::Tiles, cudavision::CornerOrder::RadixSort })
-        for (int max_corners : { 0, 7 }) {
-          CornerDetectParams p;
-          p.min_distance = d;
-          p.max_corners = max_corners;
-          detector.force_order (order);
-          std::vector<Corner> got;
-          ASSERT_TRUE (detector.enqueue_selection (r, (float) maxv, p, pol, stream.get ()).ok ());
-          ASSERT_TRUE (detector.collect (&got).ok ());
-          EXPECT_EQ (diff_corner_lists (got, model_corners (sm.map, p)), "")
-              << sm.name << " d " << d << " max " << max_corners
-              << (order == cudavision::CornerOrder::Tiles ? " tiles" : " radix sort");
-        }
+        for (auto path : { cudavision::CornerSelectPath::Auto, cudavision::CornerSelectPath::Rounds,
+                 cudavision::CornerSelectPath::Walk })
+          for (int max_corners : { 0, 7 }) {
+            CornerDetectParams p;
+            p.min_distance = d;
+            p.max_corners = max_corners;
+            detector.force_order (order);
+            detector.force_path (path);
+            std::vector<Corner> got;
+            ASSERT_TRUE (detector.enqueue_selection (r, (float) maxv, p, pol, stream.get ()).ok ());
+            ASSERT_TRUE (detector.collect (&got).ok ());
+            EXPECT_EQ (diff_corner_lists (got, model_corners (sm.map, p)), "")
+                << sm.name << " d " << d << " max " << max_corners
+                << (order == cudavision::CornerOrder::Tiles ? " tiles" : " radix sort") << " path " << (int) path;
+          }
     }
   }
 }
@@ -396,6 +401,10 @@ TEST_F (HarrisDevice, LargeListsBothOrderPaths)
   for (auto order : { cudavision::CornerOrder::Auto, cudavision::CornerOrder::Tiles,
            cudavision::CornerOrder::RadixSort }) {
     detector.force_order (order);
+    /* d 10: 120 000 candidates, the grid-wide rounds (Auto), and the cell
+     * walk they replace */
+    detector.force_path (order == cudavision::CornerOrder::RadixSort ? cudavision::CornerSelectPath::Walk
+                                                                      : cudavision::CornerSelectPath::Auto);
     for (double d : { 0.5, 10.0 })
       for (int max_corners : { 0, 1000 }) {
         CornerDetectParams p;

@@ -193,69 +193,111 @@ TEST (BlurCpu, GpuArithmeticModelIsBitExact)
   }
 }
 
-/* The direct kernel's per-thread code (blur_direct_strip.h) run on the
- * host for every thread: the frame in a buffer of exactly pitch x height
+/* The direct kernel's lane code (blur_direct_strip.h) run on the host for
+ * every lane of segments `seg` lanes wide, the shuffles done by reading the
+ * neighbouring lane's sums: the frame in a buffer of exactly pitch x height
  * bytes (a read past it shows under ASan). */
 template <int R>
 static cv::Mat
-direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch)
+direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, int seg)
 {
-  const auto taps = cudavision::blur_direct_taps<R> (t.x, t.radius_x (), t.y, t.radius_y ());
+  using namespace cudavision;
+  constexpr int P = kBlurDirectRows;
+  const auto taps = blur_direct_taps<R> (t.x, t.radius_x (), t.y, t.radius_y ());
   std::vector<uint8_t> src (pitch * in.rows), dst (pitch * in.rows);
   for (int y = 0; y < in.rows; y++)
     std::copy (in.ptr (y), in.ptr (y) + in.cols, src.data () + y * pitch);
-  for (int y0 = 0; y0 < in.rows; y0 += cudavision::kBlurDirectRows)
-    for (int x = 0; x < in.cols; x += 4)
-      cudavision::blur_direct_strip<R, cudavision::kBlurDirectRows> (src.data (), pitch, dst.data (), pitch, in.cols,
-          in.rows, taps, x, y0);
+  const int lanes = ((in.cols + 15) / 16 + seg - 1) / seg * seg;
+  using Sums = uint32_t[2 * kStripWords];
+  std::vector<uint32_t> flat ((size_t) lanes * P * 2 * kStripWords);
+  auto acc = [&] (int l, int p) -> Sums & { return *reinterpret_cast<Sums *> (&flat[((size_t) l * P + p) * 2 * kStripWords]); };
+  for (int y0 = 0; y0 < in.rows; y0 += P) {
+    for (int i = 0; i < P + 2 * R; i++) {
+      const uint8_t *row = src.data () + (size_t) blur_detail::reflect101 (y0 - R + i, in.rows) * pitch;
+      for (int l = 0; l < lanes; l++) {
+        const StripEdge edge = l % seg == 0 ? StripEdge::Left : l % seg == seg - 1 ? StripEdge::Right : StripEdge::None;
+        uint32_t w[kStripWords];
+        strip_load_row (row, 16 * l, in.cols, edge, w);
+        for (int p = 0; p < P; p++) {
+          const int k = i - p;
+          if (k >= 0 && k <= 2 * R)
+            strip_accumulate (w, taps.y[k >= R ? k - R : R - k], k == 0, acc (l, p));
+        }
+      }
+      if (i < 2 * R)
+        continue;
+      const int p = i - 2 * R, y = y0 + p;
+      for (int l = 0; l < lanes && y < in.rows; l++) {
+        const Sums & a = acc (l, p);
+        const Sums & left = l % seg == 0 ? a : acc (l - 1, p);
+        const Sums & right = l % seg == seg - 1 ? a : acc (l + 1, p);
+        const int le = l % seg == 0 ? 8 : 6, re = l % seg == seg - 1 ? 8 : 0;
+        uint32_t out[4];
+        strip_row_pass<R> (a, left[le], left[le + 1], right[re], right[re + 1], taps, out);
+        for (int b = 0; b < 16 && 16 * l + b < in.cols; b++)
+          dst[(size_t) y * pitch + 16 * l + b] = (uint8_t) (out[b >> 2] >> (8 * (b & 3)));
+      }
+    }
+  }
   cv::Mat out (in.rows, in.cols, CV_8UC1);
   for (int y = 0; y < in.rows; y++)
     std::copy (dst.data () + y * pitch, dst.data () + y * pitch + in.cols, out.ptr (y));
   return out;
 }
 
-/* GRAY8 blurs the direct kernel takes (radius classes 1 to 4, every x tap
- * below 256), by its per-thread code: OpenCV's pixels, for widths that
- * leave 0 to 3 pixels in the last word, frames narrower than the words
- * and shorter than the kernel, rows with no slack after them (pitch =
- * width rounded up to 4) and the device's 256-byte pitch. */
-TEST (BlurCpu, DirectKernelThreadCodeIsBitExact)
+/* GRAY8 blurs the direct kernel takes (radius classes 1 to 4, a centre tap
+ * of 256 included), by its lane code: OpenCV's pixels, for widths that
+ * leave 0 to 15 pixels in the last lane, frames narrower than a lane and
+ * shorter than the kernel, rows with no slack after them (pitch = width
+ * rounded up to 4) and the device's 256-byte pitch, in segments of 32
+ * lanes and of 2. */
+TEST (BlurCpu, DirectKernelLaneCodeIsBitExact)
 {
   const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 5 }, { 5, 9 }, { 7, 3 }, { 8, 17 }, { 9, 16 },
-    { 13, 33 }, { 97, 61 }, { 641, 47 } };
+    { 13, 33 }, { 16, 4 }, { 17, 19 }, { 97, 61 }, { 641, 47 } };
   struct K {
     int kx, ky;
     double sx, sy;
   };
   const K kernels[] = { { 3, 3, 0.8, 0.8 }, { 5, 5, 1.1, 1.1 }, { 5, 5, 0.35, 2.0 }, { 7, 5, 1.4, 0.9 },
-    { 9, 9, 2.0, 2.0 }, { 5, 9, 1.0, 3.0 }, { 9, 3, 4.0, 0.5 }, { 7, 1, 1.2, 1.0 }, { 3, 9, 0.5, 1.7 } };
+    { 9, 9, 2.0, 2.0 }, { 5, 9, 1.0, 3.0 }, { 9, 3, 4.0, 0.5 }, { 7, 1, 1.2, 1.0 }, { 3, 9, 0.5, 1.7 },
+    { 1, 7, 1.0, 1.2 }, { 3, 3, 0.1, 0.1 } };
   int runs = 0;
   for (const auto & s : sizes) {
     const cv::Mat in = random_mat (s[0], s[1], CV_8UC1, s[0] * 17 + s[1]);
     for (const K & k : kernels) {
       const cudavision::BlurTaps t = cudavision::make_blur_taps (k.kx, k.ky, k.sx, k.sy);
       ASSERT_LE (std::max (t.radius_x (), t.radius_y ()), cudavision::kBlurDirectMaxRadius);
-      for (int d = 0; d <= t.radius_x (); d++)
-        ASSERT_LT (t.x[d], 256) << k.kx << " " << k.sx;
       cv::Mat expected;
       cv::GaussianBlur (in, expected, cv::Size (k.kx, k.ky), k.sx, k.sy, cv::BORDER_REFLECT_101);
-      for (size_t pitch : { (size_t) (s[0] + 3) / 4 * 4, ((size_t) s[0] + 255) / 256 * 256 }) {
-        cv::Mat got;
-        switch (cudavision::blur_radius_class (std::max (t.radius_x (), t.radius_y ()))) {
-          case 1: got = direct_model<1> (in, t, pitch); break;
-          case 2: got = direct_model<2> (in, t, pitch); break;
-          case 3: got = direct_model<3> (in, t, pitch); break;
-          default: got = direct_model<4> (in, t, pitch); break;
+      for (size_t pitch : { (size_t) (s[0] + 3) / 4 * 4, ((size_t) s[0] + 255) / 256 * 256 })
+        for (int seg : { 32, 2 }) {
+          cv::Mat got;
+          switch (cudavision::blur_radius_class (std::max (t.radius_x (), t.radius_y ()))) {
+            case 1: got = direct_model<1> (in, t, pitch, seg); break;
+            case 2: got = direct_model<2> (in, t, pitch, seg); break;
+            case 3: got = direct_model<3> (in, t, pitch, seg); break;
+            default: got = direct_model<4> (in, t, pitch, seg); break;
+          }
+          const Diff d = compare (got, expected);
+          EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k.kx << "x" << k.ky << " sigma " << k.sx << ","
+                                     << k.sy << " pitch " << pitch << " seg " << seg << " max " << d.max_abs;
+          runs++;
         }
-        const Diff d = compare (got, expected);
-        EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k.kx << "x" << k.ky << " sigma " << k.sx << ","
-                                   << k.sy << " pitch " << pitch << " max " << d.max_abs;
-        runs++;
-      }
     }
   }
-  EXPECT_EQ (runs, 11 * 9 * 2);
-  /* Auto is the fused kernel everywhere (the direct one measured slower) */
+  EXPECT_EQ (runs, 13 * 11 * 2 * 2);
+  /* Auto is the direct kernel on large GRAY8 frames up to 5x5, the fused
+   * one elsewhere (what measured the fastest) */
+  const auto five = cudavision::make_blur_taps (5, 5, 1.1, 1.1);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 3840, 2160, five), cudavision::BlurVariant::Direct);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 2560, 1440, five), cudavision::BlurVariant::Direct);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 1920, 1080, five), cudavision::BlurVariant::Fused);
+  EXPECT_EQ (cudavision::blur_default_variant (4, 3840, 2160, five), cudavision::BlurVariant::Fused);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 3840, 2160, cudavision::make_blur_taps (11, 11, 1.5, 1.5)),
+      cudavision::BlurVariant::Fused);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 3840, 2160, cudavision::make_blur_taps (9, 9, 1.4, 1.4)),
+      cudavision::BlurVariant::Fused);
   for (const cudavision::BlurTaps & one :
       { cudavision::make_blur_taps (3, 3, 0.1, 0.1), cudavision::make_blur_taps (1, 7, 1.0, 1.2) }) {
     ASSERT_EQ (one.x[0], 256);

@@ -288,6 +288,18 @@ decide_listed (const SmallArgs & a, const Cells & m, uint32_t j)
   return decide_candidate (a.g, m, c, j - a.offsets[c]);
 }
 
+/* After the rounds: candidate j into the unordered list if it was kept. */
+__device__ inline void
+emit_if_kept (const SmallArgs & a, const uint8_t *dec, uint32_t j)
+{
+  if (dec[j] != (uint8_t) CornerDecision::Kept)
+    return;
+  const uint32_t c = a.owner[j];
+  const uint32_t i = atomicAdd (a.kept_total, 1u);
+  if (i < a.unordered_cap)
+    a.unordered[i] = a.c.keys[(size_t) c * a.g.key_slots () + (j - a.offsets[c])];
+}
+
 /* Step 2 for 16-pixel cells up to rounds_cap candidates, first half:
  * every candidate's stronger, too-close candidates as numbers
  * (as stronger_close_list finds them), a thread per candidate over the
@@ -352,14 +364,8 @@ corner_select_small_kernel (SmallArgs a)
     if (!__syncthreads_or (undecided))
       break;
   }
-  for (uint32_t j = threadIdx.x; j < n; j += kSmallThreads) {
-    if (dec[j] != (uint8_t) CornerDecision::Kept)
-      continue;
-    const uint32_t c = a.owner[j];
-    const uint32_t i = atomicAdd (a.kept_total, 1u);
-    if (i < a.unordered_cap)
-      a.unordered[i] = m.key ((int) c, j - a.offsets[c]);
-  }
+  for (uint32_t j = threadIdx.x; j < n; j += kSmallThreads)
+    emit_if_kept (a, dec, j);
 }
 
 /* Step 2 for kSmallMax < n <= rounds_cap candidates, second half: the
@@ -404,14 +410,8 @@ select_rounds (const SmallArgs & a, uint32_t n)
     if (__ldcg (&a.undecided[r % 3]) == 0)
       break;
   }
-  for (uint32_t j = first; j < n; j += stride) {
-    if (dec[j] != (uint8_t) CornerDecision::Kept)
-      continue;
-    const uint32_t c = a.owner[j];
-    const uint32_t i = atomicAdd (a.kept_total, 1u);
-    if (i < a.unordered_cap)
-      a.unordered[i] = m.key ((int) c, j - a.offsets[c]);
-  }
+  for (uint32_t j = first; j < n; j += stride)
+    emit_if_kept (a, dec, j);
 }
 
 /* Persistent: every thread resident (cooperative launch). On the

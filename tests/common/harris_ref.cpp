@@ -155,13 +155,23 @@ struct HostCells {
 
 namespace {
 
-/* The candidate kernel's work on the host: each cell's candidates
- * (strongest first after the sort), or with no distance test the kept
- * list itself. */
-void
-fill_cells (const cv::Mat & r, const CornerDetectParams & p, const cudavision::CellGrid & g,
-    std::vector<std::vector<uint64_t>> & per_cell, std::vector<uint64_t> & kept)
+/* The candidate kernel's work on the host: the cell grid, each cell's
+ * candidates (strongest first after the sort), or with no distance test
+ * the kept list itself (false: the frame has no interior pixel). */
+struct FilledCells {
+  cudavision::CellGrid g;
+  std::vector<std::vector<uint64_t>> per_cell;
+  std::vector<uint64_t> kept;
+};
+
+bool
+fill_cells (const cv::Mat & r, const CornerDetectParams & p, FilledCells & f)
 {
+  if (r.cols < 3 || r.rows < 3) /* no interior pixel: no candidate */
+    return false;
+  const cudavision::CellGrid & g = f.g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
+  auto & per_cell = f.per_cell;
+  auto & kept = f.kept;
   double maxv = 0;
   cv::minMaxLoc (r, nullptr, &maxv);
   const float thresh = cudavision::corner_threshold ((float) maxv, p.quality_level);
@@ -181,6 +191,7 @@ fill_cells (const cv::Mat & r, const CornerDetectParams & p, const cudavision::C
   }
   for (auto & v : per_cell)
     std::sort (v.begin (), v.end (), std::greater<uint64_t> ());
+  return true;
 }
 
 /* The list kernel's work: strongest first, cut at max_corners. */
@@ -217,12 +228,10 @@ struct HostRounds {
 std::vector<Corner>
 cells_corners (const cv::Mat & r, const CornerDetectParams & p, unsigned seed, int steps)
 {
-  if (r.cols < 3 || r.rows < 3)
+  FilledCells f;
+  if (!fill_cells (r, p, f))
     return {};
-  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
-  std::vector<std::vector<uint64_t>> per_cell;
-  std::vector<uint64_t> kept;
-  fill_cells (r, p, g, per_cell, kept);
+  auto & [g, per_cell, kept] = f;
   if (!g.all) {
     HostCells m { g };
     /* stale slots hold keys above every real one: reading one shows */
@@ -264,12 +273,10 @@ std::vector<Corner>
 rounds_corners (const cv::Mat & r, const CornerDetectParams & p, int *rounds)
 {
   *rounds = 0;
-  if (r.cols < 3 || r.rows < 3)
+  FilledCells f;
+  if (!fill_cells (r, p, f))
     return {};
-  const cudavision::CellGrid g = cudavision::make_cell_grid (r.cols, r.rows, p.min_distance);
-  std::vector<std::vector<uint64_t>> per_cell;
-  std::vector<uint64_t> kept;
-  fill_cells (r, p, g, per_cell, kept);
+  auto & [g, per_cell, kept] = f;
   if (!g.all) {
     std::vector<uint32_t> offsets ((size_t) g.cells ()), owner;
     for (int c = 0; c < g.cells (); c++) {

@@ -14,7 +14,7 @@
  *
  * Three implementations, selectable for benchmarks (BlurVariant):
  *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no shared
- *             memory; a lane owns 16 pixels (one 16-byte load) of 4 rows,
+ *             memory; a lane owns 16 pixels (one 16-byte load) of 2 rows,
  *             column sums packed two to a 32-bit integer, the row pass in
  *             float, the columns beside its 16 from neighbouring lanes by
  *             warp shuffle.
@@ -110,7 +110,7 @@ CudaStatus gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurT
  * into compiled classes (1, 2, 3, 4, 5, 6, 8, 10, 12, 15: the taps are
  * zero-padded up to the class); the name says which, e.g.
  * "blur.fused.c1.r5". Each thread produces 4 bytes of a row (4 GRAY8 pixels
- * or 1 RGBA pixel) on 4 rows (Direct: 4 GRAY8 pixels on 16 rows, one
+ * or 1 RGBA pixel) on 4 rows (Direct: 16 GRAY8 pixels on 2 rows, one
  * channel, radius classes up to 4; for a larger radius its traits are the
  * fused kernel's, which is what runs then). */
 enum class BlurKernel { Fused, Rows, Columns, Direct };

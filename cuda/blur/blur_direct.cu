@@ -84,7 +84,7 @@ direct_strip (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restric
  * bytes of its strip; strips go down the frame with a grid stride, the
  * warp's lanes together until none of its segments has rows left. */
 template <int R, int P>
-__global__ void
+__global__ void __launch_bounds__ (kBlurDirectThreads, blur_direct_min_blocks (R))
 blur_direct_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch,
     int width, int height, const BlurDirectTaps<R> taps)
 {
@@ -111,7 +111,7 @@ traits_of ()
      * and how many warps share the halo rows in L2, which the model does
      * not see; it picked 64x3 at 4K, 27.1 us against 18.4 for 16x16
      * (cudavision-tune, H100, 2026-11-26), the tuner's best there. */
-    k.static_block = { 16, 16 };
+    k.static_block = { 16, kBlurDirectThreads / 16 };
     k.fixed_block = true;
     k.two_d = true;
     k.items_per_thread_x = 16;

@@ -27,11 +27,21 @@
 
 namespace cudavision {
 
-/* Output rows a lane produces (it reads kBlurDirectRows + 2R rows).
- * Measured on an H100 (2026-11-25, 4K 5x5): 4 rows 18.8 µs, 8 rows and 16
- * rows slower — more rows per lane mean fewer warps to hide the loads, and
- * the R-row overlap they save comes from L2 anyway. */
-constexpr int kBlurDirectRows = 4;
+/* Output rows a lane produces (it reads kBlurDirectRows + 2R rows), and
+ * the blocks an SM must hold at once (3: registers capped at 85 a thread).
+ * Measured on an H100 (2026-11-26, 5x5 at 4K, 16x16 blocks): 2 rows with 3
+ * blocks 17.2 us; 4 rows, no cap (115 registers, 2 blocks) 18.5; 2 rows
+ * uncapped 19.0; 4 rows capped at 3 blocks 21.4 (spills); 8 rows 31.4.
+ * Fewer rows a lane mean more warps to hide the loads; the R-row overlap
+ * they read again comes from L2. */
+constexpr int kBlurDirectRows = 2;
+constexpr int kBlurDirectThreads = 256; /* the fixed 16x16 block */
+/* Radii 3 and 4 keep 2 blocks: capped at 3, their sums spill. */
+constexpr int
+blur_direct_min_blocks (int radius)
+{
+  return radius <= 2 ? 3 : 2;
+}
 /* Largest radius the direct kernel compiles (radius classes 1 .. 4). */
 constexpr int kBlurDirectMaxRadius = 4;
 

@@ -99,7 +99,7 @@ blur_direct_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
     direct_strip<R, P> (src, spitch, dst, dpitch, width, height, taps, x, y0, edge, first, last, seg, mask);
 }
 
-template <int R, int P = kBlurDirectRows>
+template <int R>
 const KernelTraits &
 traits_of ()
 {
@@ -115,7 +115,7 @@ traits_of ()
     k.fixed_block = true;
     k.two_d = true;
     k.items_per_thread_x = 16;
-    k.items_per_thread_y = P;
+    k.items_per_thread_y = kBlurDirectRows;
     k.load_bytes_per_item = 1;
     k.store_bytes_per_item = 1;
     return k;
@@ -123,26 +123,16 @@ traits_of ()
   return t;
 }
 
-/* The shapes whose segments the kernel can form: a width of at least 2
- * (a lane cannot be both ends of its segment) that is a power of two or a
- * multiple of the warp. */
-bool
-shape_fits (BlockShape b)
-{
-  return b.x >= 2 && (b.x % 32 == 0 || (b.x & (b.x - 1)) == 0);
-}
-
-template <int R, int P = kBlurDirectRows>
+/* The block is fixed (traits_of), so every mode gives the 16-lane
+ * segments the kernel is built for (a width of at least 2 that is a power
+ * of two or a multiple of the warp would also do). */
+template <int R>
 CudaStatus
-launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream,
-    bool *launched)
+launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
 {
   const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
-  auto kernel = blur_direct_kernel<R, P>;
-  const LaunchConfig c = policy.choose (traits_of<R, P> (), cached_resources (kernel), src.width, src.height);
-  *launched = shape_fits (c.block);
-  if (!*launched)
-    return {};
+  auto kernel = blur_direct_kernel<R, kBlurDirectRows>;
+  const LaunchConfig c = policy.choose (traits_of<R> (), cached_resources (kernel), src.width, src.height);
   kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch, src.width,
       src.height, t);
   CV_CUDA_TRY_LAUNCH ("blur_direct_kernel");
@@ -161,14 +151,13 @@ blur_direct_supported (int channels, const BlurTaps & taps, ConstImage8 src, Ima
 }
 
 CudaStatus
-blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy, cudaStream_t stream,
-    bool *launched)
+blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy, cudaStream_t stream)
 {
   switch (blur_radius_class (std::max (taps.radius_x (), taps.radius_y ()))) {
-    case 1: return launch<1> (src, dst, taps, policy, stream, launched);
-    case 2: return launch<2> (src, dst, taps, policy, stream, launched);
-    case 3: return launch<3> (src, dst, taps, policy, stream, launched);
-    case 4: return launch<4> (src, dst, taps, policy, stream, launched);
+    case 1: return launch<1> (src, dst, taps, policy, stream);
+    case 2: return launch<2> (src, dst, taps, policy, stream);
+    case 3: return launch<3> (src, dst, taps, policy, stream);
+    case 4: return launch<4> (src, dst, taps, policy, stream);
     default: return { cudaErrorInvalidValue, "blur_direct: radius above kBlurDirectMaxRadius" };
   }
 }

@@ -49,12 +49,10 @@ constexpr int kBlurDirectMaxRadius = 4;
  * kBlurDirectMaxRadius, source and destination rows 16-byte aligned. */
 bool blur_direct_supported (int channels, const BlurTaps & taps, ConstImage8 src, Image8 dst);
 
-/* Launches it (after blur_direct_supported), asynchronously, unless the
- * launch policy chose a block shape whose rows cannot form the kernel's
- * lane segments (narrower than 2 threads, or neither a power of two nor a
- * multiple of 32 wide): then *launched is false and nothing ran. */
+/* Launches it (after blur_direct_supported), asynchronously, on its fixed
+ * 16 x (kBlurDirectThreads / 16) block whatever the block-sizing mode. */
 CudaStatus blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
-    cudaStream_t stream, bool *launched);
+    cudaStream_t stream);
 
 /* Traits of the kernel of a radius class (1..4), "blur.direct.c1.rR". */
 const KernelTraits & blur_direct_traits (int radius_class);

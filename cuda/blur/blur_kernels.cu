@@ -751,12 +751,8 @@ gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurTaps & taps,
   if (variant == BlurVariant::Auto)
     variant = blur_default_variant (channels, src.width, src.height, taps);
   if (variant == BlurVariant::Direct) {
-    if (blur_direct_supported (channels, taps, src, dst)) {
-      bool launched = false;
-      const CudaStatus st = blur_direct (src, dst, taps, policy, stream, &launched);
-      if (!st.ok () || launched)
-        return st;
-    }
+    if (blur_direct_supported (channels, taps, src, dst))
+      return blur_direct (src, dst, taps, policy, stream);
     variant = BlurVariant::Fused;
   }
   const int rclass = blur_radius_class (std::max (taps.radius_x (), taps.radius_y ()));

@@ -280,7 +280,8 @@ constexpr uint32_t kCornerNeighbourSlots = 24;
 
 /* The numbers (Mem::index) of the candidates candidate i of `cell` depends
  * on, the first `cap` of them into out; returns how many there are (above
- * cap: the list is incomplete and decide_candidate must be used). Built
+ * cap: the list is incomplete, and once the listed ones are all rejected
+ * decide_candidate looks at the rest). Built
  * once, it turns each round's look at the cells in reach into a few reads
  * of decisions. */
 template <typename Mem, typename Index>

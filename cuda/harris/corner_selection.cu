@@ -23,13 +23,14 @@ constexpr unsigned kRankThreads = 256;
 /* Above this many possible corners the tile ranks (quadratic in the tile
  * count) give way to a device radix sort of the padded list. */
 constexpr size_t kTilesMaxBound = 512 * 1024;
-/* Lists of up to this many candidates take the one-block path (a decision
- * byte each in shared memory, 2 bits each in a thread's register while a
- * round is computed: 32 per thread), when the cells are 16 pixels wide
- * (min_distance <= 16): a candidate then looks at the stronger candidates
- * of at most 3x3 small cells each round. With larger distances a round
- * would rescan hundreds of candidates per candidate (64-pixel cells, 7x7 of
- * them at min_distance 150), where the cell walk only looks at kept ones. */
+/* Lists of up to this many candidates take the one-block rounds (a
+ * decision byte each in shared memory, 2 bits each in a thread's register
+ * while a round is computed: 32 per thread), when the cells are 16 pixels
+ * wide (min_distance <= 16): a candidate's stronger, too-close ones then
+ * lie in the 3x3 small cells around it, a short list. With larger
+ * distances the lists would hold hundreds of candidates (64-pixel cells,
+ * 7x7 of them at min_distance 150), where the cell walk only looks at kept
+ * ones. */
 constexpr unsigned kSmallThreads = 1024;
 constexpr uint32_t kSmallMax = 32 * kSmallThreads;
 constexpr int kSmallShift = 4;
@@ -258,6 +259,13 @@ neighbour_entry (const CellGrid & g, int own, int cell, uint32_t i)
   return (NeighbourEntry) ((((dy + 1) * 3 + dx + 1) << 8) | i);
 }
 
+/* stronger_close_list's reads, its index () the entry of a candidate in
+ * cell `own`. */
+struct EntryCells : SmallCells {
+  int own;
+  __device__ NeighbourEntry index (int cell, uint32_t i) const { return neighbour_entry (g, own, cell, i); }
+};
+
 /* The candidate number an entry of a candidate in cell `own` stands for. */
 __device__ inline uint32_t
 neighbour_number (const SmallArgs & a, int own, NeighbourEntry e)
@@ -301,9 +309,8 @@ emit_if_kept (const SmallArgs & a, const uint8_t *dec, uint32_t j)
 }
 
 /* Step 2 for 16-pixel cells up to rounds_cap candidates, first half:
- * every candidate's stronger, too-close candidates as numbers
- * (as stronger_close_list finds them), a thread per candidate over the
- * whole GPU, so
+ * every candidate's stronger, too-close candidates as entries
+ * (stronger_close_list), a thread per candidate over the whole GPU, so
  * that the rounds read short lists instead of walking cells (that walk, 9
  * dependent loads a candidate on one SM, took 60 us of the 1080p
  * building.jpg frame). */
@@ -313,16 +320,11 @@ corner_neighbours_kernel (SmallArgs a)
   const uint32_t n = *a.candidates;
   if (select_path (a.g, n, a.caps) == SelectPath::Walk)
     return;
-  const SmallCells m { a.g, a.c.keys, a.c.count, a.offsets, nullptr };
   for (uint32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
     const int c = (int) a.owner[j];
-    NeighbourEntry *out = a.neighbours + (size_t) j * kNeighbourSlots;
-    uint32_t k = 0;
-    for_each_stronger_close (a.g, m, c, j - a.offsets[c], [&] (int cell, uint32_t i) {
-      if (k < kNeighbourSlots)
-        out[k] = neighbour_entry (a.g, c, cell, i);
-      return ++k <= kNeighbourSlots;
-    });
+    const EntryCells m { { a.g, a.c.keys, a.c.count, a.offsets, nullptr }, c };
+    const uint32_t k = stronger_close_list (a.g, m, c, j - a.offsets[c], a.neighbours + (size_t) j * kNeighbourSlots,
+        kNeighbourSlots);
     a.neighbour_count[j] = k > kNeighbourSlots ? kIncomplete : (uint8_t) k;
   }
 }

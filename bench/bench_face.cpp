@@ -14,7 +14,9 @@
  * tuner's), model, auto (timed after it has settled on every kernel).
  * --check compares every input's raw windows and grouped faces with
  * cv::CascadeClassifier::detectMultiScale once per size. Prints one row per
- * (input, size, mode, schedule): median, p10 and p90 ms per frame. */
+ * (input, size, mode, schedule): median, p10 and p90 ms per frame, and
+ * host_us=E+C, the host's median time in enqueue () and in collect () once
+ * the GPU has finished (not for auto). */
 #include "bench_util.h"
 
 #include "../cuda/common/device_info.h"
@@ -327,6 +329,25 @@ main (int argc, char **argv)
             frame ();
             ms.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
           }
+          /* the host's own time: enqueue () (every launch, or one graph)
+           * and collect () once the GPU is done (the read-back's event,
+           * the grouping), as an element with latency-frames=1 spends it */
+          std::vector<double> enq_us, col_us;
+          for (int i = 0; !tuner && i < frames; i++) {
+            const auto t0 = std::chrono::steady_clock::now ();
+            die (d.enqueue (img8, {}, policy, stream.get ()), "enqueue");
+            const auto t1 = std::chrono::steady_clock::now ();
+            cvbench::check (cudaStreamSynchronize (stream.get ()), "sync");
+            const auto t2 = std::chrono::steady_clock::now ();
+            die (d.collect (&r), "collect");
+            const auto t3 = std::chrono::steady_clock::now ();
+            enq_us.push_back (std::chrono::duration<double, std::micro> (t1 - t0).count ());
+            col_us.push_back (std::chrono::duration<double, std::micro> (t3 - t2).count ());
+          }
+          auto median = [] (std::vector<double> v) {
+            std::sort (v.begin (), v.end ());
+            return v.empty () ? 0.0 : v[v.size () / 2];
+          };
           /* then the kernels' GPU time, in frames of their own (events
            * around each launch cost a little) */
           std::string kernels;
@@ -346,9 +367,9 @@ main (int argc, char **argv)
           }
           std::sort (ms.begin (), ms.end ());
           const auto pct = [&] (double p) { return ms[std::min (ms.size () - 1, (size_t) (p * (ms.size () - 1) + 0.5))]; };
-          std::printf ("%-10s %-10s %-14s %-12s %9.3f %9.3f %9.3f %7zu %6zu %s%s\n", img.c_str (), sz.c_str (),
-              m.label.c_str (), schedule_str (sc).c_str (), pct (0.5), pct (0.1), pct (0.9), r.raw.size (),
-              r.faces.size (), verdict.c_str (), kernels.c_str ());
+          std::printf ("%-10s %-10s %-14s %-12s %9.3f %9.3f %9.3f %7zu %6zu %s host_us=%.1f+%.1f%s\n", img.c_str (),
+              sz.c_str (), m.label.c_str (), schedule_str (sc).c_str (), pct (0.5), pct (0.1), pct (0.9),
+              r.raw.size (), r.faces.size (), verdict.c_str (), median (enq_us), median (col_us), kernels.c_str ());
           std::fflush (stdout);
           d.release ();
         }

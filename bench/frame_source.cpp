@@ -282,6 +282,20 @@ ChainRun::~ChainRun ()
     gst_object_unref (pipe_);
 }
 
+guint64
+ChainRun::held_frames () const
+{
+  guint64 held = 0;
+  for (GstElement *e : elements_) {
+    if (!g_object_class_find_property (G_OBJECT_GET_CLASS (e), "latency-frames"))
+      continue;
+    guint n = 0;
+    g_object_get (e, "latency-frames", &n, nullptr);
+    held += n;
+  }
+  return held;
+}
+
 bool
 ChainRun::start ()
 {

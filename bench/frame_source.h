@@ -73,6 +73,9 @@ public:
   void on_frame (std::function<void (guint64)> f) { on_frame_ = std::move (f); }
   /* Elements of the chain, in order. */
   std::vector<GstElement *> elements () const { return elements_; }
+  /* Frames the chain holds back (the elements' latency-frames): frame i
+   * leaves once frame i + held_frames () has entered. */
+  guint64 held_frames () const;
 
 private:
   struct Probe;

@@ -20,6 +20,14 @@
  * Without a usable GPU the element runs cv::CascadeClassifier and says so
  * on the bus.
  *
+ * The metas must be on a buffer when it leaves, so by default the
+ * streaming thread waits for the GPU once per frame. With
+ * `latency-frames=1` (device memory on both pads) a frame leaves when the
+ * next one's search is queued, its boxes drawn then: the thread no longer
+ * waits while the GPU works, for one frame of latency (reported in the
+ * latency query); EOS, new caps and other serialized events push the held
+ * frame first.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! \
@@ -39,6 +47,7 @@
 #include "../cuda/face/facedetect.h"
 #include "../cuda/gray/gray.h"
 
+#include <deque>
 #include <exception>
 #include <string>
 #include <vector>
@@ -62,6 +71,7 @@ enum {
   PROP_MAX_SIZE,
   PROP_DRAW,
   PROP_POST_MESSAGES,
+  PROP_LATENCY_FRAMES,
 };
 
 /* Properties as one value, copied under the object lock once per frame. */
@@ -72,16 +82,31 @@ struct FaceSettings {
   bool post_messages = DEFAULT_POST_MESSAGES;
 };
 
+/* A frame whose faces are not on its buffer yet: the GPU detector that
+ * holds its list (still to collect), or the faces themselves. */
+struct FacePending {
+  cudavision::FaceDetector *gpu = nullptr;
+  std::vector<cudavision::FaceRect> faces;
+};
+
+/* Two detectors, each with its luma, so that with latency-frames=1 the
+ * held frame's list and luma (searched again if a list overflowed) are
+ * not overwritten by the next frame's; the pending frames, oldest first. */
+struct FaceFrames {
+  cudavision::FaceDetector detectors[2];
+  cudavision::DeviceBuffer gray[2];
+  int last = 0;
+  std::deque<FacePending> pending;
+};
+
 struct _GstCudaFaceDetect {
   GstCvBaseFilter parent;
   FaceSettings *settings;                       /* properties, under the object lock */
   GstCvLumaInput *input;                        /* the negotiated layout */
   cudavision::HaarCascade *cascade;             /* parsed in start() */
-  cudavision::FaceDetector *detector;           /* GPU state, freed in release_device */
-  cudavision::DeviceBuffer *gray;               /* GPU: the luma of colour frames */
+  FaceFrames *frames;                           /* GPU state (freed in release_device), frames in flight */
   cudavision::cpu::FaceDetectorCpu *cpu;        /* CPU backend */
   std::vector<uint8_t> *cpu_gray;               /* CPU: the luma of colour frames */
-  std::vector<cudavision::FaceRect> *faces;     /* this frame's, for the metas */
 };
 
 G_DEFINE_TYPE (GstCudaFaceDetect, gst_cuda_face_detect, GST_TYPE_CV_BASE_FILTER);
@@ -135,9 +160,12 @@ gst_cuda_face_detect_start (GstBaseTransform * trans)
 static void
 gst_cuda_face_detect_release_device (GstCvBaseFilter * base)
 {
-  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
-  self->detector->release ();
-  self->gray->reset ();
+  FaceFrames & fr = *GST_CUDA_FACE_DETECT (base)->frames;
+  fr.pending.clear ();
+  for (int i = 0; i < 2; i++) {
+    fr.detectors[i].release ();
+    fr.gray[i].reset ();
+  }
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -158,34 +186,52 @@ static GstFlowReturn
 gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  FaceFrames & fr = *self->frames;
   const FaceSettings s = snapshot (self);
   cudaStream_t stream = gst_cv_base_filter_stream (base);
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+  const bool hold = gst_cv_base_filter_holds_results (base);
+  /* a frame that failed after its process (a download) never finished */
+  while (fr.pending.size () > (hold ? 1u : 0u))
+    fr.pending.pop_front ();
+  fr.last = hold ? fr.last ^ 1 : 0;
+  cudavision::FaceDetector & detector = fr.detectors[fr.last];
 
   /* The frame first: the copy overlaps the detection on the same stream. */
   const GstCvLumaInput & input = *self->input;
   GstFlowReturn ret = gst_cv_base_filter_check (base,
       cudavision::copy_plane (src, dst, src.width * input.bpp, stream), "frame copy");
-  if (ret == GST_FLOW_OK && !self->detector->has_cascade ())
-    ret = gst_cv_base_filter_check (base, self->detector->set_cascade (*self->cascade, stream), "cascade upload");
+  if (ret == GST_FLOW_OK && !detector.has_cascade ())
+    ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
   cudavision::ConstImage8 gray;
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, self->gray, policy, stream, &gray), "luma");
+    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, &fr.gray[fr.last], policy, stream, &gray),
+        "luma");
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base, detector.enqueue (gray, s.params, policy, stream), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
+  if (hold) {
+    /* finish_frame collects the list, and draws the boxes on the held
+     * output, once the next frame is queued */
+    fr.pending.push_back ({ &detector, {} });
+    return GST_FLOW_OK;
+  }
 
+  /* Now: the boxes are drawn on `out`, which may be a staging frame that
+   * is downloaded right after. */
   cudavision::FaceDetector::Result result;
-  ret = gst_cv_base_filter_check (base, self->detector->detect (gray, s.params, policy, stream, &result),
-      "face detection");
+  ret = gst_cv_base_filter_check (base, detector.collect (&result), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
-  *self->faces = std::move (result.faces);
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
-      self->faces->size ());
+      result.faces.size ());
   if (s.draw && !input.gray)
-    ret = gst_cv_base_filter_check (base, self->detector->draw (dst, *self->faces, policy, stream), "box drawing");
+    ret = gst_cv_base_filter_check (base, detector.draw (dst, result.faces, policy, stream), "box drawing");
+  if (ret == GST_FLOW_OK)
+    fr.pending.push_back ({ nullptr, std::move (result.faces) });
   return ret;
 }
 
@@ -196,25 +242,28 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   const FaceSettings s = snapshot (self);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
+  FacePending frame;
+  self->frames->pending.clear ();
   try {
     gst_cv_luma_input_copy_cpu (*self->input, src, dst);
-    *self->faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
+    frame.faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
     if (s.draw && !self->input->gray)
-      cudavision::cpu::draw_face_boxes (dst, *self->faces);
+      cudavision::cpu::draw_face_boxes (dst, frame.faces);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
     return GST_FLOW_ERROR;
   }
+  self->frames->pending.push_back (std::move (frame));
   return GST_FLOW_OK;
 }
 
 static void
-post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf)
+post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf, const std::vector<cudavision::FaceRect> & faces)
 {
   GValue list = G_VALUE_INIT;
   g_value_init (&list, GST_TYPE_LIST);
-  for (const cudavision::FaceRect & r : *self->faces) {
+  for (const cudavision::FaceRect & r : faces) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, GST_TYPE_STRUCTURE);
     GstStructure *f = gst_structure_new ("face", "x", G_TYPE_UINT, (guint) r.x, "y", G_TYPE_UINT, (guint) r.y,
@@ -228,22 +277,59 @@ post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf)
   gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
 }
 
-/* The base class runs the frame; the faces then go on the output buffer,
- * which process_gpu does not see (it gets a staging frame at system-memory
- * edges). */
+/* A held frame's list, collected, with its boxes drawn on its output
+ * buffer (device memory: only such frames are held). */
 static GstFlowReturn
-gst_cuda_face_detect_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, GstBuffer * outbuf,
+    std::vector<cudavision::FaceRect> * faces)
 {
-  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (trans);
-  self->faces->clear ();
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->transform (trans, inbuf, outbuf);
+  GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
+  cudavision::FaceDetector::Result result;
+  GstFlowReturn ret = gst_cv_base_filter_check (base, detector.collect (&result), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
-  for (const cudavision::FaceRect & r : *self->faces)
+  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
+      result.faces.size ());
+  *faces = std::move (result.faces);
+  if (!snapshot (self).draw || self->input->gray || faces->empty ())
+    return GST_FLOW_OK;
+  GstVideoFrame frame;
+  if (!gst_cv_base_filter_map_device_output (base, outbuf, &frame)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame on the device"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_cv_base_filter_check (base,
+      detector.draw (gst_cv_frame_plane (&frame, 0), *faces, gst_cv_base_filter_policy (base),
+          gst_cv_base_filter_stream (base)),
+      "box drawing");
+  gst_cv_base_filter_unmap_device_output (base, outbuf, &frame);
+  return ret;
+}
+
+/* The oldest pending frame's faces onto its output buffer (which
+ * process_gpu does not see: it gets a staging frame at system-memory
+ * edges). */
+static GstFlowReturn
+gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
+  FaceFrames & fr = *self->frames;
+  if (fr.pending.empty ()) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, ("No face list for a finished frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  FacePending frame = std::move (fr.pending.front ());
+  fr.pending.pop_front ();
+  if (frame.gpu) {
+    GstFlowReturn ret = collect_held (self, *frame.gpu, outbuf, &frame.faces);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  for (const cudavision::FaceRect & r : frame.faces)
     gst_buffer_add_video_region_of_interest_meta (outbuf, "face", (guint) r.x, (guint) r.y, (guint) r.width,
         (guint) r.height);
   if (snapshot (self).post_messages)
-    post_faces_message (self, inbuf);
+    post_faces_message (self, inbuf, frame.faces);
   return GST_FLOW_OK;
 }
 
@@ -264,6 +350,10 @@ static void
 gst_cuda_face_detect_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (object);
+  if (prop_id == PROP_LATENCY_FRAMES) {
+    gst_cv_base_filter_set_latency_frames (GST_CV_BASE_FILTER (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   FaceSettings & s = *self->settings;
   switch (prop_id) {
@@ -310,6 +400,7 @@ gst_cuda_face_detect_get_property (GObject * object, guint prop_id, GValue * val
     case PROP_MAX_SIZE: g_value_set_int (value, s.params.max_width); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -323,11 +414,9 @@ gst_cuda_face_detect_finalize (GObject * object)
   delete self->settings;
   delete self->input;
   delete self->cascade;
-  delete self->detector;
-  delete self->gray;
+  delete self->frames;
   delete self->cpu;
   delete self->cpu_gray;
-  delete self->faces;
   G_OBJECT_CLASS (gst_cuda_face_detect_parent_class)->finalize (object);
 }
 
@@ -369,6 +458,7 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES,
           GST_CV_PARAM_RW_PLAYING));
+  gst_cv_base_filter_class_install_latency_frames (gobject_class, PROP_LATENCY_FRAMES);
 
   gst_element_class_set_static_metadata (element_class, "CUDA face detection", "Filter/Analyzer/Video/Hardware",
       "Viola-Jones face detection with OpenCV Haar cascades on an NVIDIA GPU, as cv::CascadeClassifier finds them",
@@ -376,12 +466,12 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
   gst_cv_base_filter_class_add_pad_templates (element_class, FACE_FORMATS, FACE_FORMATS);
 
   trans_class->start = gst_cuda_face_detect_start;
-  trans_class->transform = gst_cuda_face_detect_transform;
   trans_class->transform_meta = gst_cuda_face_detect_transform_meta;
   cv_class->set_info = gst_cuda_face_detect_set_info;
   cv_class->process_gpu = gst_cuda_face_detect_process_gpu;
   cv_class->process_cpu = gst_cuda_face_detect_process_cpu;
   cv_class->release_device = gst_cuda_face_detect_release_device;
+  cv_class->finish_frame = gst_cuda_face_detect_finish_frame;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_face_detect_debug, "cudafacedetect", 0, "cudafacedetect");
 }
@@ -391,10 +481,8 @@ gst_cuda_face_detect_init (GstCudaFaceDetect * self)
 {
   self->settings = new FaceSettings ();
   self->cascade = new cudavision::HaarCascade ();
-  self->detector = new cudavision::FaceDetector ();
-  self->gray = new cudavision::DeviceBuffer ();
+  self->frames = new FaceFrames ();
   self->cpu = new cudavision::cpu::FaceDetectorCpu ();
   self->cpu_gray = new std::vector<uint8_t> ();
-  self->faces = new std::vector<cudavision::FaceRect> ();
   self->input = new GstCvLumaInput ();
 }

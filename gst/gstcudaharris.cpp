@@ -22,6 +22,13 @@
  *
  * Without a usable GPU the element runs on OpenCV and says so on the bus.
  *
+ * The meta must carry the list when a buffer leaves, so by default the
+ * streaming thread waits for the GPU once per frame. With
+ * `latency-frames=1` (device memory on both pads) a frame leaves when the
+ * next one's work is queued: the thread no longer waits while the GPU
+ * works, for one frame of latency (reported in the latency query); EOS,
+ * new caps and other serialized events push the held frame first.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=left01.jpg ! jpegdec ! videoconvert ! video/x-raw,format=RGBA ! \
@@ -42,6 +49,7 @@
 #include "../cuda/gray/gray.h"
 #include "../cuda/harris/harris.h"
 
+#include <deque>
 #include <exception>
 #include <vector>
 
@@ -64,6 +72,7 @@ enum {
   PROP_OUTPUT,
   PROP_DRAW,
   PROP_POST_MESSAGES,
+  PROP_LATENCY_FRAMES,
 };
 
 #define DEFAULT_METHOD GST_CUDA_HARRIS_METHOD_HARRIS
@@ -83,12 +92,27 @@ struct HarrisSettings {
   bool post_messages = false;
 };
 
+/* A frame whose corners are not on its buffer yet: the GPU detector that
+ * holds its list, or the CPU backend's list. */
+struct HarrisPending {
+  cudavision::CornerDetector *gpu = nullptr;
+  std::vector<cudavision::Corner> corners;
+};
+
+/* Two detectors, so that with latency-frames=1 the held frame's list (and
+ * response map) is not overwritten by the next frame's; the pending
+ * frames, oldest first. */
+struct HarrisFrames {
+  cudavision::CornerDetector detectors[2];
+  int last = 0;
+  std::deque<HarrisPending> pending;
+};
+
 struct _GstCudaHarris {
   GstCvBaseFilter parent;
   HarrisSettings *settings;          /* properties, under the object lock */
   GstCvLumaInput luma;                /* GRAY8 or a packed RGB layout */
-  cudavision::CornerDetector *detector;    /* GPU scratch, freed in release_device */
-  std::vector<cudavision::Corner> *corners; /* this frame's, for the meta */
+  HarrisFrames *frames;                     /* GPU scratch (freed in release_device), lists in flight */
   std::vector<uint8_t> *cpu_gray;          /* CPU backend: the luma of colour frames */
 };
 
@@ -161,19 +185,26 @@ static GstFlowReturn
 gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  HarrisFrames & fr = *self->frames;
   const HarrisSettings s = snapshot (self);
   cudaStream_t stream = gst_cv_base_filter_stream (base);
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  const bool hold = gst_cv_base_filter_holds_results (base);
+  /* a frame that failed after its process (a download) never finished */
+  while (fr.pending.size () > (hold ? 1u : 0u))
+    fr.pending.pop_front ();
+  fr.last = hold ? fr.last ^ 1 : 0;
+  cudavision::CornerDetector & detector = fr.detectors[fr.last];
 
-  /* Everything the frame needs from the GPU is queued first, in stream
-   * order: the frame copy, the detection (whose last kernel writes the list
-   * into pinned host memory), the response map, the marks (drawn from the
-   * device list); then one wait, for the list alone: the meta must carry it
-   * when the buffer leaves. The map, the marks and the copy may still be
-   * running meanwhile. */
+  /* Everything the frame needs from the GPU is queued, in stream order:
+   * the frame copy, the detection (whose last kernel writes the list into
+   * pinned host memory), the response map, the marks (drawn from the
+   * device list). finish_frame then waits for the list alone (the meta
+   * must carry it when the buffer leaves): at once, or with
+   * latency-frames=1 after the next frame is queued. */
   if (!response) {
     GstFlowReturn ret = gst_cv_base_filter_check (base,
         cudavision::copy_plane (src, dst, src.width * self->luma.bpp, stream), "frame copy");
@@ -182,17 +213,16 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   }
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   GstFlowReturn ret = gst_cv_base_filter_check (base,
-      self->detector->enqueue (input, s.detect, policy, stream), "corner detection");
+      detector.enqueue (input, s.detect, policy, stream), "corner detection");
   if (ret == GST_FLOW_OK && response)
-    ret = gst_cv_base_filter_check (base, self->detector->normalized_response (dst, policy, stream),
+    ret = gst_cv_base_filter_check (base, detector.normalized_response (dst, policy, stream),
         "response normalization");
   if (ret == GST_FLOW_OK && s.draw)
     ret = gst_cv_base_filter_check (base,
-        self->detector->draw_detected (dst, response || self->luma.gray, self->luma.layout, policy, stream),
+        detector.draw_detected (dst, response || self->luma.gray, self->luma.layout, policy, stream),
         "corner drawing");
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, self->detector->collect (self->corners), "corner list");
-  GST_LOG_OBJECT (self, "%zu candidates, %zu corners", self->detector->candidate_count (), self->corners->size ());
+    fr.pending.push_back ({ &detector, {} });
   return ret;
 }
 
@@ -204,28 +234,31 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  HarrisPending frame;
+  std::vector<cudavision::Corner> & corners = frame.corners;
+  self->frames->pending.clear ();
   try {
     const cudavision::ConstImage8 gray = gst_cv_luma_cpu (self->luma, src, self->cpu_gray);
-    *self->corners = cudavision::cpu::good_features (gray, s.detect);
+    corners = cudavision::cpu::good_features (gray, s.detect);
     if (response) {
       cudavision::cpu::normalized_response (gray, s.detect.corner, dst);
     } else {
       gst_cv_luma_input_copy_cpu (self->luma, src, dst);
     }
     if (s.draw)
-      cudavision::cpu::draw_corners (dst, response || self->luma.gray, self->luma.layout, *self->corners);
+      cudavision::cpu::draw_corners (dst, response || self->luma.gray, self->luma.layout, corners);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
     return GST_FLOW_ERROR;
   }
+  self->frames->pending.push_back (std::move (frame));
   return GST_FLOW_OK;
 }
 
 static void
-post_corners_message (GstCudaHarris * self, GstBuffer * inbuf)
+post_corners_message (GstCudaHarris * self, GstBuffer * inbuf, const std::vector<cudavision::Corner> & corners)
 {
-  const std::vector<cudavision::Corner> & corners = *self->corners;
   GValue list = G_VALUE_INIT;
   g_value_init (&list, GST_TYPE_LIST);
   const size_t n = MIN (corners.size (), (size_t) HARRIS_MESSAGE_MAX_CORNERS);
@@ -244,24 +277,33 @@ post_corners_message (GstCudaHarris * self, GstBuffer * inbuf)
   gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
 }
 
-/* The base class runs the frame; the corners then go on the output buffer,
- * which process_gpu does not see (it gets a staging frame at system-memory
+/* The oldest pending frame's corners onto its output buffer (which
+ * process_gpu does not see: it gets a staging frame at system-memory
  * edges). */
 static GstFlowReturn
-gst_cuda_harris_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+gst_cuda_harris_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  GstCudaHarris *self = GST_CUDA_HARRIS (trans);
-  self->corners->clear ();
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_harris_parent_class)->transform (trans, inbuf, outbuf);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  const std::vector<cudavision::Corner> & corners = *self->corners;
+  GstCudaHarris *self = GST_CUDA_HARRIS (base);
+  HarrisFrames & fr = *self->frames;
+  if (fr.pending.empty ()) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED, ("No corner list for a finished frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  HarrisPending frame = std::move (fr.pending.front ());
+  fr.pending.pop_front ();
+  std::vector<cudavision::Corner> & corners = frame.corners;
+  if (frame.gpu) {
+    GstFlowReturn ret = gst_cv_base_filter_check (base, frame.gpu->collect (&corners), "corner list");
+    if (ret != GST_FLOW_OK)
+      return ret;
+    GST_LOG_OBJECT (self, "%zu candidates, %zu corners", frame.gpu->candidate_count (), corners.size ());
+  }
   std::vector<GstCvKeypoint> points (corners.size ());
   for (size_t i = 0; i < corners.size (); i++)
     points[i] = { corners[i].x, corners[i].y, corners[i].score };
   gst_buffer_add_cv_keypoints_meta (outbuf, points.data (), (guint) points.size ());
   if (snapshot (self).post_messages)
-    post_corners_message (self, inbuf);
+    post_corners_message (self, inbuf, corners);
   return GST_FLOW_OK;
 }
 
@@ -289,7 +331,10 @@ gst_cuda_harris_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, Gs
 static void
 gst_cuda_harris_release_device (GstCvBaseFilter * base)
 {
-  GST_CUDA_HARRIS (base)->detector->release ();
+  HarrisFrames & fr = *GST_CUDA_HARRIS (base)->frames;
+  fr.pending.clear ();
+  for (cudavision::CornerDetector & d : fr.detectors)
+    d.release ();
 }
 
 /* ----------------------------------------------------------- properties */
@@ -298,6 +343,10 @@ static void
 gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (object);
+  if (prop_id == PROP_LATENCY_FRAMES) {
+    gst_cv_base_filter_set_latency_frames (GST_CV_BASE_FILTER (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   HarrisSettings & s = *self->settings;
   switch (prop_id) {
@@ -366,6 +415,7 @@ gst_cuda_harris_get_property (GObject * object, guint prop_id, GValue * value, G
     case PROP_OUTPUT: g_value_set_enum (value, s.output); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -377,8 +427,7 @@ gst_cuda_harris_finalize (GObject * object)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (object);
   delete self->settings;
-  delete self->detector;
-  delete self->corners;
+  delete self->frames;
   delete self->cpu_gray;
   G_OBJECT_CLASS (gst_cuda_harris_parent_class)->finalize (object);
 }
@@ -431,19 +480,20 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaharris\" element message per frame with the count and the 50 strongest corners", FALSE,
           GST_CV_PARAM_RW_PLAYING));
+  gst_cv_base_filter_class_install_latency_frames (gobject_class, PROP_LATENCY_FRAMES);
 
   gst_element_class_set_static_metadata (element_class, "CUDA Harris corners", "Filter/Analyzer/Video/Hardware",
       "Harris and Shi-Tomasi corners on an NVIDIA GPU, as OpenCV's goodFeaturesToTrack finds them",
       "cudavision developers");
   gst_cv_base_filter_class_add_pad_templates (element_class, HARRIS_FORMATS, HARRIS_FORMATS);
 
-  trans_class->transform = gst_cuda_harris_transform;
   trans_class->transform_meta = gst_cuda_harris_transform_meta;
   cv_class->transform_video_caps = gst_cuda_harris_transform_video_caps;
   cv_class->set_info = gst_cuda_harris_set_info;
   cv_class->process_gpu = gst_cuda_harris_process_gpu;
   cv_class->process_cpu = gst_cuda_harris_process_cpu;
   cv_class->release_device = gst_cuda_harris_release_device;
+  cv_class->finish_frame = gst_cuda_harris_finish_frame;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_harris_debug, "cudaharris", 0, "cudaharris");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HARRIS_METHOD, (GstPluginAPIFlags) 0);
@@ -454,8 +504,7 @@ static void
 gst_cuda_harris_init (GstCudaHarris * self)
 {
   self->settings = new HarrisSettings ();
-  self->detector = new cudavision::CornerDetector ();
-  self->corners = new std::vector<cudavision::Corner> ();
+  self->frames = new HarrisFrames ();
   self->cpu_gray = new std::vector<uint8_t> ();
   self->luma = GstCvLumaInput ();
 }

@@ -32,6 +32,8 @@ enum {
   PROP_SAVE_TUNING,
 };
 
+#define DEFAULT_LATENCY_FRAMES 0
+
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_BACKEND GST_CV_BACKEND_AUTO
 #define DEFAULT_BLOCK_SIZING GST_CV_BLOCK_SIZING_STATIC
@@ -46,6 +48,7 @@ struct CvFilterPriv {
   cudavision::BlockShape user_block;
   std::string tuning_table;  /* empty: $XDG_CACHE_HOME/cudavision/<gpu>.tsv */
   bool save_tuning = false;  /* block-sizing=auto: write what it learned at stop */
+  guint latency_frames = DEFAULT_LATENCY_FRAMES;  /* elements with finish_frame */
 
   /* running state */
   bool started = false;
@@ -65,6 +68,14 @@ struct CvFilterPriv {
   /* device frames for system-memory edges: upload into, download from */
   GstBufferPool *upload_pool = nullptr;
   GstBufferPool *download_pool = nullptr;
+
+  /* latency-frames=1 (see finish_frame): read at start; the output whose
+   * results are still being computed, and its input, kept so that its
+   * device frame is not reused before the results are read */
+  guint hold_frames = 0;
+  GstBuffer *held_out = nullptr;
+  GstBuffer *held_in = nullptr;
+  bool hold_this = false;  /* the frame in transform () is to be held */
 };
 
 typedef struct {
@@ -78,6 +89,8 @@ priv (GstCvBaseFilter * self)
 {
   return ((GstCvBaseFilterPrivate *) gst_cv_base_filter_get_instance_private (self))->p;
 }
+
+static GstFlowReturn drain_held (GstCvBaseFilter * self, bool push);
 
 /* ------------------------------------------------------------------ caps */
 
@@ -211,6 +224,9 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
   GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
   CvFilterPriv *p = priv (self);
 
+  /* A held frame leaves with the caps it was made for (this also runs on
+   * a downstream reconfigure, where no caps event passed sink_event). */
+  drain_held (self, true);
   if (!gst_video_info_from_caps (&p->in_info, incaps) || !gst_video_info_from_caps (&p->out_info, outcaps)) {
     GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
@@ -597,10 +613,164 @@ transform_gpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
 }
 
 static GstFlowReturn
+finish_frame (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  CvFilterPriv *p = priv (self);
+  GstCvContextGuard guard (p->context);
+  if (p->context && !guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not push the CUDA context"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return klass->finish_frame (self, inbuf, outbuf);
+}
+
+static GstFlowReturn
 gst_cv_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
-  return priv (self)->on_gpu ? transform_gpu (self, inbuf, outbuf) : transform_cpu (self, inbuf, outbuf);
+  CvFilterPriv *p = priv (self);
+  GstFlowReturn ret = p->on_gpu ? transform_gpu (self, inbuf, outbuf) : transform_cpu (self, inbuf, outbuf);
+  if (ret != GST_FLOW_OK || !GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame || p->hold_this)
+    return ret;
+  return finish_frame (self, inbuf, outbuf);
+}
+
+/* ---------------------------------------------------- results held back */
+
+/* latency-frames=1 holds a frame only where that saves a wait: on the GPU
+ * with device memory on both pads (a system-memory edge waits for its
+ * upload or download anyway, and an uploaded input's staging frame is
+ * reused by the next frame). */
+static bool
+holds_results (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  return p->hold_frames > 0 && GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame && p->on_gpu &&
+      p->in_kind != GST_CV_MEMORY_SYSTEM && p->out_kind != GST_CV_MEMORY_SYSTEM;
+}
+
+gboolean
+gst_cv_base_filter_holds_results (GstCvBaseFilter * self)
+{
+  return holds_results (self);
+}
+
+/* The held frame, finished; pushed downstream or (flush, stop) dropped. */
+static GstFlowReturn
+drain_held (GstCvBaseFilter * self, bool push)
+{
+  CvFilterPriv *p = priv (self);
+  GstBuffer *out = p->held_out, *in = p->held_in;
+  p->held_out = p->held_in = nullptr;
+  if (!out)
+    return GST_FLOW_OK;
+  GstFlowReturn ret = finish_frame (self, in, out);
+  gst_clear_buffer (&in);
+  if (ret != GST_FLOW_OK || !push) {
+    gst_buffer_unref (out);
+    return ret;
+  }
+  GST_LOG_OBJECT (self, "pushing the held frame %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (out)));
+  ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  if (ret != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "held frame pushed: %s", gst_flow_get_name (ret));
+  return ret;
+}
+
+/* With a frame held: the new frame's work is queued (transform), it takes
+ * the held place, and the previous one is finished (its results are ready
+ * by now, or the GPU is busy with the frames before) and goes out. */
+static GstFlowReturn
+gst_cv_base_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  CvFilterPriv *p = priv (self);
+  GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class);
+  if (!holds_results (self)) {
+    GstFlowReturn ret = drain_held (self, true);
+    return ret != GST_FLOW_OK ? ret : parent->generate_output (trans, outbuf);
+  }
+  GstBuffer *in = trans->queued_buf ? gst_buffer_ref (trans->queued_buf) : nullptr;
+  GstBuffer *out = nullptr;
+  p->hold_this = true;
+  GstFlowReturn ret = parent->generate_output (trans, &out);
+  p->hold_this = false;
+  if (ret != GST_FLOW_OK || !out || !in) {
+    /* an error (the caller drops `out`), a QoS drop, or no input */
+    gst_clear_buffer (&in);
+    *outbuf = out;
+    return ret;
+  }
+  GstBuffer *prev_out = p->held_out, *prev_in = p->held_in;
+  p->held_out = out;
+  p->held_in = in;
+  *outbuf = nullptr;
+  if (!prev_out)
+    return GST_FLOW_OK;
+  ret = finish_frame (self, prev_in, prev_out);
+  gst_buffer_unref (prev_in);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (prev_out);
+    return ret;
+  }
+  *outbuf = prev_out;
+  return GST_FLOW_OK;
+}
+
+/* A serialized event follows the frames before it: the held one leaves
+ * first. A flush drops it. */
+static gboolean
+gst_cv_base_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    drain_held (self, false);
+  else if (GST_EVENT_IS_SERIALIZED (event))
+    drain_held (self, true);
+  return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->sink_event (trans, event);
+}
+
+void
+gst_cv_base_filter_class_install_latency_frames (GObjectClass * klass, guint prop_id)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_uint ("latency-frames", "Latency in frames",
+          "Frames an output waits for its results: 0 = each frame leaves with its results (the streaming thread "
+          "waits for the GPU), 1 = a frame leaves when the next one has been queued (no wait on the GPU, one "
+          "frame of latency; GPU with device memory on both pads only)",
+          0, 1, DEFAULT_LATENCY_FRAMES, GST_CV_PARAM_RW_READY));
+}
+
+void
+gst_cv_base_filter_set_latency_frames (GstCvBaseFilter * self, const GValue * value)
+{
+  GST_OBJECT_LOCK (self);
+  priv (self)->latency_frames = g_value_get_uint (value);
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+gst_cv_base_filter_get_latency_frames (GstCvBaseFilter * self, GValue * value)
+{
+  GST_OBJECT_LOCK (self);
+  g_value_set_uint (value, priv (self)->latency_frames);
+  GST_OBJECT_UNLOCK (self);
+}
+
+gboolean
+gst_cv_base_filter_map_device_output (GstCvBaseFilter * self, GstBuffer * buf, GstVideoFrame * frame)
+{
+  CvFilterPriv *p = priv (self);
+  gst_cv_buffer_wait (buf, p->stream->get ());
+  return gst_video_frame_map (frame, &p->out_info, buf, MAP_DEVICE_WRITE);
+}
+
+void
+gst_cv_base_filter_unmap_device_output (GstCvBaseFilter * self, GstBuffer * buf, GstVideoFrame * frame)
+{
+  gst_cv_buffer_record (buf, priv (self)->stream->get ());
+  gst_video_frame_unmap (frame);
 }
 
 /* --------------------------------------------------------- start / stop */
@@ -770,6 +940,7 @@ gst_cv_base_filter_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   const GstCvBackend backend = p->backend;
   const gint device_id = p->device_id;
+  p->hold_frames = p->latency_frames;
   GST_OBJECT_UNLOCK (self);
 
   bool gpu = false;
@@ -821,6 +992,8 @@ gst_cv_base_filter_stop (GstBaseTransform * trans)
   GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
   CvFilterPriv *p = priv (self);
 
+  /* a frame still held (no EOS came): its results are read and dropped */
+  drain_held (self, false);
   for (GstBufferPool ** pool : { &p->upload_pool, &p->download_pool }) {
     if (*pool) {
       gst_buffer_pool_set_active (*pool, FALSE);
@@ -882,7 +1055,19 @@ gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, G
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && p->context &&
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, p->context))
     return TRUE;
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
+    drain_held (GST_CV_BASE_FILTER (trans), true);
   gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->query (trans, direction, query);
+  /* latency-frames=1: a frame leaves one frame duration later (unknown
+   * for variable frame rates, where nothing can be added). */
+  if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY &&
+      holds_results (GST_CV_BASE_FILTER (trans)) && p->in_info.fps_n > 0) {
+    gboolean live = FALSE;
+    GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, p->in_info.fps_d, p->in_info.fps_n);
+    gst_query_set_latency (query, live, min + frame, GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+  }
   /* GstBaseTransform puts the downstream peer's untransformed caps first (it
    * favours passthrough). With a system-memory element at the end of a
    * chain, that would put system memory first at every link upstream, and
@@ -1038,6 +1223,8 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
   trans_class->prepare_output_buffer = gst_cv_base_filter_prepare_output_buffer;
   trans_class->transform = gst_cv_base_filter_transform;
   trans_class->query = gst_cv_base_filter_query;
+  trans_class->generate_output = gst_cv_base_filter_generate_output;
+  trans_class->sink_event = gst_cv_base_filter_sink_event;
   trans_class->transform_meta = gst_cv_base_filter_transform_meta;
   trans_class->passthrough_on_same_caps = FALSE;
 

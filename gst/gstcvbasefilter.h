@@ -71,6 +71,18 @@ struct _GstCvBaseFilterClass {
   /* Called in stop() with the context pushed: free per-stream device state
    * (scratch buffers) here. Optional. */
   void (*release_device) (GstCvBaseFilter * self);
+
+  /* A frame's results onto its output buffer (metas, messages, boxes drawn
+   * from them): called once for every frame that process_gpu or
+   * process_cpu accepted, in the same order, on the streaming thread, with
+   * the context pushed on the GPU. `inbuf` is the frame's input. With
+   * latency-frames=0 (and on the CPU, or at a system-memory edge) it runs
+   * right after the frame's process; with latency-frames=1 once the next
+   * frame's work is queued, so that the wait for the GPU finds the results
+   * ready, or when the held frame is drained (a serialized event, new caps,
+   * a drain query, a flush, stop). An element with results sets it and
+   * calls gst_cv_base_filter_class_install_latency_frames (). Optional. */
+  GstFlowReturn (*finish_frame) (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf);
 };
 
 /* Caps of every pad template: `formats` as a caps format list string,
@@ -95,6 +107,24 @@ const GstVideoInfo *gst_cv_base_filter_out_info (GstCvBaseFilter * self);
  * for success. */
 GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s,
     const gchar * what);
+
+/* The "latency-frames" property, for elements with finish_frame: installed
+ * on the element's class with `prop_id`, whose set/get_property pass it to
+ * gst_cv_base_filter_{set,get}_latency_frames. */
+void gst_cv_base_filter_class_install_latency_frames (GObjectClass * klass, guint prop_id);
+void gst_cv_base_filter_set_latency_frames (GstCvBaseFilter * self, const GValue * value);
+void gst_cv_base_filter_get_latency_frames (GstCvBaseFilter * self, GValue * value);
+
+/* Whether the frame being processed will be finished one frame later
+ * (latency-frames=1 on the GPU with device memory on both pads): the
+ * element then keeps this frame's results apart from the next one's. */
+gboolean gst_cv_base_filter_holds_results (GstCvBaseFilter * self);
+
+/* `buf` (an output frame of ours) mapped for writing on the device, to
+ * draw on it in finish_frame; unmap records the stream on it, so that
+ * readers wait for the drawing. */
+gboolean gst_cv_base_filter_map_device_output (GstCvBaseFilter * self, GstBuffer * buf, GstVideoFrame * frame);
+void gst_cv_base_filter_unmap_device_output (GstCvBaseFilter * self, GstBuffer * buf, GstVideoFrame * frame);
 
 G_END_DECLS
 

@@ -1,5 +1,7 @@
 #include "cuda_raii.h"
 
+#include <atomic>
+
 namespace cudavision {
 
 CudaStatus
@@ -45,10 +47,21 @@ Event::reset ()
   }
 }
 
+namespace {
+std::atomic<uint64_t> g_generation { 1 };
+}  // namespace
+
+uint64_t
+allocation_generation ()
+{
+  return g_generation.load (std::memory_order_relaxed);
+}
+
 CudaStatus
 DeviceBuffer::allocate (size_t bytes)
 {
   reset ();
+  g_generation.fetch_add (1, std::memory_order_relaxed);
   CV_CUDA_TRY (cudaMalloc (&p_, bytes ? bytes : 1));
   size_ = bytes;
   return {};
@@ -58,6 +71,7 @@ void
 DeviceBuffer::reset ()
 {
   if (p_) {
+    g_generation.fetch_add (1, std::memory_order_relaxed);
     cudaFree (p_);
     p_ = nullptr;
     size_ = 0;
@@ -68,6 +82,7 @@ CudaStatus
 PinnedBuffer::allocate (size_t bytes)
 {
   reset ();
+  g_generation.fetch_add (1, std::memory_order_relaxed);
   CV_CUDA_TRY (cudaMallocHost (&p_, bytes ? bytes : 1));
   size_ = bytes;
   return {};
@@ -77,6 +92,7 @@ void
 PinnedBuffer::reset ()
 {
   if (p_) {
+    g_generation.fetch_add (1, std::memory_order_relaxed);
     cudaFreeHost (p_);
     p_ = nullptr;
     size_ = 0;

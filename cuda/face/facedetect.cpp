@@ -1,5 +1,6 @@
 /* cudavision — FaceDetector: buffers, the batch loop, the one read-back per
- * frame and the host grouping (see facedetect.h). */
+ * frame (queued by enqueue, waited for by collect) and the host grouping
+ * (see facedetect.h). */
 #include "facedetect.h"
 
 #include "face_draw.h"
@@ -205,7 +206,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     if (!s.ok ())
       return s;
   }
-  const bool group = grouping_ && device_grouping_ && face_capacity_ <= kMaxGroupedFaces;
+  const bool group = groups_on_device ();
   const GroupScratch scratch { sort_scratch_.get (), sort_scratch_bytes_, rects_.as<int4> (), edges_.as<uint2> (),
     header + 1, edge_capacity_, parent_.as<int> () };
   CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, group, levels_.as<LevelDesc> (),
@@ -217,14 +218,64 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   const size_t head = state_header_words_ * sizeof (uint32_t);
   const unsigned first = std::min (face_capacity_, kFirstChunk);
   CV_CUDA_TRY (cudaMemcpyAsync (host, header, head + first * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
-  CV_CUDA_TRY (cudaStreamSynchronize (stream));
+  return {};
+}
+
+bool
+FaceDetector::groups_on_device () const
+{
+  return grouping_ && device_grouping_ && face_capacity_ <= facedetect::kMaxGroupedFaces;
+}
+
+/* run_frame, then the event collect () waits for. */
+CudaStatus
+FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
+    bool replay)
+{
+  if (!read_.get ()) {
+    CudaStatus e = read_.create ();
+    if (!e.ok ())
+      return e;
+  }
+  /* The frame's 10-20 launches replayed as one graph where this luma, the
+   * pyramid, the schedule and the list sizes were seen before
+   * (captured_graphs.h): the host time per frame is what the element adds
+   * to a pipeline. Not with a per-kernel hook (benchmarks time each launch)
+   * nor under block-sizing=auto (its tuner times each launch). */
+  CapturedGraphs::Key key;
+  key.add (gray.data).add (gray.pitch).add (gray.width).add (gray.height);
+  key.add (plan_params_.scale_factor).add (plan_params_.min_width).add (plan_params_.min_height);
+  key.add (plan_params_.max_width).add (plan_params_.max_height).add (grouping_).add (device_grouping_);
+  for (int e : ends_)
+    key.add (e);
+  key.add (schedule_.lanes).add (schedule_.round_lanes).add (batch_cap_);
+  key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
+  key.add (state_header_words_).add (host_state_.get ());
+  const bool graphs = replay && !hook && policy.mode () != BlockSizing::Auto;
+  CudaStatus s = graphs_.run (key, stream, graphs,
+      [&] (cudaStream_t st) { return run_frame (gray, policy, st, hook); });
+  if (!s.ok ())
+    return s;
+  CV_CUDA_TRY (cudaEventRecord (read_.get (), stream));
+  roots_on_device_ = groups_on_device ();
+  return {};
+}
+
+CudaStatus
+FaceDetector::read_back (cudaStream_t stream)
+{
+  using namespace facedetect;
+  CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+  uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
+  const size_t head = state_header_words_ * sizeof (uint32_t);
+  const unsigned first = std::min (face_capacity_, kFirstChunk);
   const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
   if (n > first) {
+    const FaceKey *sorted = reinterpret_cast<const FaceKey *> (state_.as<uint32_t> () + state_header_words_);
     CV_CUDA_TRY (cudaMemcpyAsync (host + head + first * sizeof (FaceKey), sorted + first,
         (n - first) * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
     CV_CUDA_TRY (cudaStreamSynchronize (stream));
   }
-  roots_on_device_ = group;
   return {};
 }
 
@@ -257,13 +308,21 @@ CudaStatus
 FaceDetector::detect (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
     cudaStream_t stream, Result * result, const FaceKernelHook & hook)
 {
-  result->faces.clear ();
-  result->raw.clear ();
-  result->batches = 0;
-  result->levels = has_cascade ()
-      ? plan_face_levels (gray.width, gray.height, window_width_, window_height_, params)
-      : std::vector<FaceLevel> ();
-  if (result->levels.empty ())
+  CudaStatus s = enqueue (gray, params, policy, stream, hook);
+  if (!s.ok ())
+    return s;
+  return collect (result);
+}
+
+CudaStatus
+FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
+    cudaStream_t stream, const FaceKernelHook & hook)
+{
+  Pending & f = pending_;
+  f.active = false;
+  f.levels = has_cascade () ? plan_face_levels (gray.width, gray.height, window_width_, window_height_, params)
+                            : std::vector<FaceLevel> ();
+  if (f.levels.empty ())
     return {};
   if (!same_params (params, plan_params_)) {
     plan_.levels.clear ();
@@ -271,13 +330,34 @@ FaceDetector::detect (ConstImage8 gray, const FaceDetectParams & params, const L
   }
   /* what the device's keys can hold (face_batches.h) */
   if (gray.width > facedetect::kMaxFaceCoordinate || gray.height > facedetect::kMaxFaceCoordinate ||
-      result->levels.size () > (size_t) facedetect::kMaxFaceLevels)
+      f.levels.size () > (size_t) facedetect::kMaxFaceLevels)
     return { cudaErrorInvalidValue, "face detection: frames up to 65535 pixels a side and 4096 pyramid levels" };
   grouping_ = params.min_neighbors > 0;
 
-  CudaStatus s = prepare (gray, result->levels, stream);
+  CudaStatus s = prepare (gray, f.levels, stream);
   if (s.ok ())
-    s = run_frame (gray, policy, stream, hook);
+    s = search (gray, policy, stream, hook, true);
+  if (!s.ok ())
+    return s;
+  f = { true, gray, params, &policy, stream, hook, std::move (f.levels) };
+  return {};
+}
+
+CudaStatus
+FaceDetector::collect (Result * result)
+{
+  result->faces.clear ();
+  result->raw.clear ();
+  result->batches = 0;
+  Pending & f = pending_;
+  result->levels = std::move (f.levels);
+  f.levels.clear ();
+  if (!f.active)
+    return {};
+  f.active = false;
+  const ConstImage8 gray = f.gray;
+  const FaceDetectParams & params = f.params;
+  CudaStatus s = read_back (f.stream);
   /* A list overflowed (a pathological frame, or the first noisy one): grow
    * it and search again, so that no detection is lost. A list's count is
    * exact once the lists before it held everything, so each search
@@ -286,9 +366,11 @@ FaceDetector::detect (ConstImage8 gray, const FaceDetectParams & params, const L
   for (int retry = 0; s.ok () && grow_overflowed (); retry++) {
     if (retry > (int) ends_.size () + 1)
       return { cudaErrorUnknown, "face detection: the window lists kept overflowing" };
-    s = ensure_lists (stream);
+    s = ensure_lists (f.stream);
     if (s.ok ())
-      s = run_frame (gray, policy, stream, hook);
+      s = search (gray, *f.policy, f.stream, f.hook, false);
+    if (s.ok ())
+      s = read_back (f.stream);
   }
   if (!s.ok ())
     return s;
@@ -349,6 +431,9 @@ FaceDetector::release ()
            &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &boxes_ })
     b->reset ();
   host_state_.reset ();
+  read_.reset ();
+  graphs_.clear ();
+  pending_ = {};
   plan_ = {};
   list_capacity_[0] = list_capacity_[1] = face_capacity_ = edge_capacity_ = 0;
   state_header_words_ = 0;

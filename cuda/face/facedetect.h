@@ -21,9 +21,10 @@
  * which finds the grouping's classes (face_group.cu).
  * Every launch asks the launch policy with the frame's size. Nothing waits
  * on the host until the frame's end: the result list (with the lists'
- * counters) comes back in one copy and one stream synchronization per
- * frame; the grouping (groupRectangles semantics, face_grouping.h) then
- * averages and filters the classes on the host.
+ * counters) comes back in one copy per frame, waited for in collect ()
+ * (which the element may call a frame later); the grouping
+ * (groupRectangles semantics, face_grouping.h) then averages and filters
+ * the classes on the host.
  *
  * Fidelity: the raw windows are OpenCV 4.x's, bit for bit (the arithmetic
  * lives in haar_eval.h and is tested against OpenCV on the CPU; only the
@@ -31,6 +32,7 @@
  * are used only where haar::stage_sums_exact proves them identical). */
 #pragma once
 
+#include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "face_batches.h"
@@ -111,10 +113,19 @@ public:
   /* The memory cap of one batch's integral images (face_batches.h). */
   void set_batch_cap (size_t bytes) { batch_cap_ = bytes; plan_.levels.clear (); }
 
-  /* Detects faces in a device GRAY8 image. Enqueues every kernel on
-   * `stream` and synchronizes it once, to read the raw list back. */
+  /* Detects faces in a device GRAY8 image: enqueue, then collect. */
   CudaStatus detect (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
       cudaStream_t stream, Result * result, const FaceKernelHook & hook = {});
+
+  /* Queues every kernel of the frame and the read-back of its list on
+   * `stream`, and returns at once. `gray` must stay unchanged until
+   * collect () returns (a frame that overflows a list is searched again
+   * there). */
+  CudaStatus enqueue (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
+      cudaStream_t stream, const FaceKernelHook & hook = {});
+  /* Waits for the last enqueue's list (one event; a second copy only for
+   * more than a chunk of raw windows) and groups it. */
+  CudaStatus collect (Result * result);
 
   /* Draws the boxes (face_draw.h) on a device frame of 4-byte pixels
    * (RGBA, BGRA, RGBx, BGRx); asynchronous. */
@@ -128,6 +139,12 @@ private:
   CudaStatus prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream);
   CudaStatus run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
       const FaceKernelHook & hook);
+  /* run_frame (replayed from a graph where it can be), then the event. */
+  CudaStatus search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
+      bool replay);
+  bool groups_on_device () const;
+  /* The rest of run_frame's read-back, once its event has completed. */
+  CudaStatus read_back (cudaStream_t stream);
   CudaStatus ensure_lists (cudaStream_t stream);
   /* Grows every list a frame overflowed; true when one did. */
   bool grow_overflowed ();
@@ -173,6 +190,19 @@ private:
   size_t sort_scratch_bytes_ = 0;
   unsigned edge_capacity_ = 0;  /* similar pairs; grown like the lists */
   DeviceBuffer boxes_;
+
+  /* the enqueued frame, until collect () */
+  struct Pending {
+    bool active = false;
+    ConstImage8 gray {};
+    FaceDetectParams params;
+    const LaunchPolicy *policy = nullptr;
+    cudaStream_t stream = nullptr;
+    FaceKernelHook hook;
+    std::vector<FaceLevel> levels;
+  } pending_;
+  Event read_;  /* recorded after the frame's first read-back copy */
+  CapturedGraphs graphs_;
 };
 
 }  // namespace cudavision

@@ -121,11 +121,32 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   if (!s.ok ())
     return s;
   response_view_ = { response_.as<float> (), pitch, w, h };
-  CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), stream));
-  s = corner_response (in, response_view_, p.corner, policy, stream, scalars_.as<uint32_t> ());
+  s = prepare_list ();
   if (!s.ok ())
     return s;
-  return enqueue_list (p, policy, stream);
+
+  /* The frame's launches (a dozen: the response, the candidates, the
+   * selection's rounds, the list) replayed as one graph where the input
+   * frame, the sizes and the parameters were seen before
+   * (captured_graphs.h): the host time per frame is what the element adds
+   * to a pipeline. Not under block-sizing=auto, whose tuner times each
+   * launch. */
+  CapturedGraphs::Key key;
+  key.add (in.image.data).add (in.image.pitch).add (w).add (h).add (in.gray).add (in.layout);
+  key.add (p.corner.method).add (p.corner.block_size).add (p.corner.aperture).add (p.corner.k);
+  key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
+  key.add (host_list_.get ()).add (host_capacity_).add (forced_);
+  s = graphs_.run (key, stream, policy.mode () != BlockSizing::Auto, [&] (cudaStream_t st) -> CudaStatus {
+    CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), st));
+    CudaStatus r = corner_response (in, response_view_, p.corner, policy, st, scalars_.as<uint32_t> ());
+    if (!r.ok () || empty_)
+      return r;
+    return selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (),
+        p, policy, st, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
+  });
+  if (!s.ok ())
+    return s;
+  return list_queued (stream);
 }
 
 CudaStatus
@@ -150,16 +171,13 @@ CornerDetector::enqueue_selection (ImageView<const float> response, float max_re
   return enqueue_list (p, policy, stream);
 }
 
+/* The list's event and pinned buffer, before the launches that fill it. */
 CudaStatus
-CornerDetector::enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+CornerDetector::prepare_list ()
 {
-  stream_ = stream;
-  const int w = response_view_.width, h = response_view_.height;
-  empty_ = w < 3 || h < 3; /* goodFeaturesToTrack looks at interior pixels only */
-  if (empty_) {
-    pending_ = true;
+  empty_ = response_view_.width < 3 || response_view_.height < 3; /* goodFeaturesToTrack: interior pixels only */
+  if (empty_)
     return {};
-  }
   if (!listed_.get ()) {
     CudaStatus s = listed_.create ();
     if (!s.ok ())
@@ -171,13 +189,33 @@ CornerDetector::enqueue_list (const CornerDetectParams & p, const LaunchPolicy &
       return s;
     host_capacity_ = kInitialHostCorners;
   }
-  CudaStatus s = selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (),
-      p, policy, stream, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
-  if (!s.ok ())
-    return s;
-  CV_CUDA_TRY (cudaEventRecord (listed_.get (), stream));
+  return {};
+}
+
+CudaStatus
+CornerDetector::list_queued (cudaStream_t stream)
+{
+  stream_ = stream;
+  if (!empty_)
+    CV_CUDA_TRY (cudaEventRecord (listed_.get (), stream));
   pending_ = true;
   return {};
+}
+
+CudaStatus
+CornerDetector::enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  CudaStatus s = prepare_list ();
+  if (!s.ok ())
+    return s;
+  const int w = response_view_.width, h = response_view_.height;
+  if (!empty_) {
+    s = selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (), p,
+        policy, stream, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
+    if (!s.ok ())
+      return s;
+  }
+  return list_queued (stream);
 }
 
 CudaStatus
@@ -286,6 +324,7 @@ CornerDetector::release ()
   if (pending_ && !empty_ && listed_.get ())
     cudaEventSynchronize (listed_.get ()); /* the GPU may still write the pinned list */
   pending_ = false;
+  graphs_.clear ();
   response_.reset ();
   scalars_.reset ();
   selection_.release ();

@@ -22,6 +22,7 @@
 #include "corner_params.h"
 #include "corner_select.h"
 #include "corner_selection.h"
+#include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "harris_math.h"
@@ -108,13 +109,15 @@ public:
   size_t candidate_count () const { return candidates_; }
 
   /* Tests: force one ordering path, or one step-2 path, of the selection. */
-  void force_order (CornerOrder o) { selection_.force_order (o); }
-  void force_path (CornerSelectPath p) { selection_.force_path (p); }
+  void force_order (CornerOrder o) { selection_.force_order (o); forced_ = forced_ % 16 + 16 * (int) o; }
+  void force_path (CornerSelectPath p) { selection_.force_path (p); forced_ = forced_ / 16 * 16 + (int) p; }
 
   void release ();
 
 private:
   CudaStatus enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream);
+  CudaStatus prepare_list ();
+  CudaStatus list_queued (cudaStream_t stream);
 
   DeviceBuffer response_;
   DeviceBuffer scalars_; /* [0] the maximum (float_to_ordered) */
@@ -129,6 +132,8 @@ private:
   PinnedBuffer host_draw_;
   ImageF response_view_;
   size_t candidates_ = 0;
+  CapturedGraphs graphs_;  /* enqueue's launches, replayed */
+  int forced_ = 0;         /* the test hooks' choices, part of the graphs' key */
 };
 
 }  // namespace cudavision

@@ -1,0 +1,101 @@
+/* cudavision — captured CUDA graphs keyed by a launcher's inputs
+ * (captured_graphs.h). */
+#include "captured_graphs.h"
+
+#include "frame_graph.h"
+
+#include <algorithm>
+
+namespace cudavision {
+
+namespace {
+/* Graphs kept per cache: a pool's frames (a handful of pointers) times the
+ * sizes a stream switches between. */
+constexpr size_t kMaxGraphs = 16;
+}  // namespace
+
+void
+CapturedGraphs::clear ()
+{
+  for (Entry & e : entries_)
+    if (e.exec)
+      cudaGraphExecDestroy (e.exec);
+  entries_.clear ();
+}
+
+CudaStatus
+CapturedGraphs::capture (Entry & e, cudaStream_t stream, const std::function<CudaStatus (cudaStream_t)> & work)
+{
+  CV_CUDA_TRY (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal));
+  const CudaStatus s = work (stream);
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture (stream, &graph);
+  if (!s.ok () || end != cudaSuccess) {
+    if (graph)
+      cudaGraphDestroy (graph);
+    cudaGetLastError ();
+    return s.ok () ? CudaStatus { end, "stream capture" } : s;
+  }
+  const cudaError_t inst = cudaGraphInstantiate (&e.exec, graph, 0);
+  cudaGraphDestroy (graph);
+  if (inst != cudaSuccess) {
+    e.exec = nullptr;
+    cudaGetLastError ();
+    return { inst, "graph instantiation" };
+  }
+  return {};
+}
+
+CudaStatus
+CapturedGraphs::run (const Key & key, cudaStream_t stream, bool enabled,
+    const std::function<CudaStatus (cudaStream_t)> & work)
+{
+  if (!enabled || broken_ || !frame_graphs_enabled ())
+    return work (stream);
+  if (allocation_generation () != generation_) {
+    clear ();
+    generation_ = allocation_generation ();
+  }
+  auto it = std::find_if (entries_.begin (), entries_.end (), [&] (const Entry & e) { return e.key == key; });
+  if (it == entries_.end ()) {
+    /* first sighting: run directly (it may size buffers), capture next time */
+    if (entries_.size () >= kMaxGraphs) {
+      auto lru = std::min_element (entries_.begin (), entries_.end (),
+          [] (const Entry & a, const Entry & b) { return a.last_use < b.last_use; });
+      if (lru->exec)
+        cudaGraphExecDestroy (lru->exec);
+      entries_.erase (lru);
+    }
+    Entry e;
+    e.key = key;
+    e.last_use = ++uses_;
+    entries_.push_back (std::move (e));
+    const CudaStatus s = work (stream);
+    /* an allocation just now: the entries are stale, this key included */
+    if (allocation_generation () != generation_) {
+      clear ();
+      generation_ = allocation_generation ();
+    }
+    return s;
+  }
+  it->last_use = ++uses_;
+  if (!it->exec) {
+    /* a capture only records: the frame's work runs when it is launched */
+    const CudaStatus s = capture (*it, stream, work);
+    if (!s.ok ()) {
+      broken_ = true;  /* not capturable: direct from now on */
+      clear ();
+      return work (stream);
+    }
+    if (allocation_generation () != generation_) {
+      /* an allocation meanwhile (another thread's, maybe): start again */
+      clear ();
+      generation_ = allocation_generation ();
+      return work (stream);
+    }
+  }
+  CV_CUDA_TRY (cudaGraphLaunch (it->exec, stream));
+  return {};
+}
+
+}  // namespace cudavision

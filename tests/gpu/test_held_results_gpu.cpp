@@ -1,0 +1,214 @@
+/* latency-frames=1 on the GPU (cudaharris, cudafacedetect): every frame
+ * still leaves, in order, with its own results (the same metas, messages
+ * and drawn pixels as latency-frames=0, frame by frame), EOS pushes the
+ * held frame, the latency query reports one frame more, and a frame is
+ * really held (it leaves only once the next has entered). Frames differ
+ * from one to the next, so a result attached to the wrong frame shows.
+ * Skips (exit 77) without a CUDA device. */
+#include "../common/face_inputs.h"
+#include "../common/gst_frames.h"
+#include "gstcvkeypointsmeta.h"
+#include "gstcvmemory.h"
+
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <opencv2/imgproc.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace cvtest;
+
+namespace {
+
+constexpr int kW = 640, kH = 480, kFrames = 9;
+
+/* What one output frame carried. */
+struct FrameOut {
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  std::string results;  /* the element's metas, as text */
+  cv::Mat pixels;       /* plane 0, downloaded */
+};
+
+std::string
+describe_results (GstBuffer * buf, const std::string & element)
+{
+  std::ostringstream o;
+  if (element == "cudaharris") {
+    GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
+    if (!m)
+      return "no keypoints meta";
+    o << m->n << ":";
+    for (guint i = 0; i < m->n; i++)
+      o << " " << m->points[i].x << "," << m->points[i].y << "," << m->points[i].score;
+  } else {
+    gpointer state = nullptr;
+    GstMeta *meta;
+    int n = 0;
+    while ((meta = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      auto *r = (GstVideoRegionOfInterestMeta *) meta;
+      if (r->roi_type != g_quark_from_static_string ("face"))
+        continue;
+      o << " " << r->x << "," << r->y << "," << r->w << "x" << r->h;
+      n++;
+    }
+    return std::to_string (n) + ":" + o.str ();
+  }
+  return o.str ();
+}
+
+/* kFrames RGBA frames that differ: the LFW mosaic shifted a little more
+ * each frame (faces and corners move), every third frame noise. */
+std::vector<cv::Mat>
+make_frames ()
+{
+  const cv::Mat mosaic = face_input_at (face_input_source ("mosaic"), kW + 64, kH + 64);
+  const cv::Mat noise = face_input_at (cv::Mat (), kW, kH);
+  std::vector<cv::Mat> frames;
+  for (int i = 0; i < kFrames; i++) {
+    const cv::Mat gray = i % 3 == 2 ? noise : mosaic (cv::Rect (i * 7, i * 5, kW, kH));
+    cv::Mat rgba;
+    cv::cvtColor (gray, rgba, cv::COLOR_GRAY2RGBA);
+    frames.push_back (rgba);
+  }
+  return frames;
+}
+
+/* appsrc (RGBA, system memory) ! cudaharris (uploads; passes the frame on
+ * in device memory) ! ELEMENT latency-frames=N ! device frames ! appsink,
+ * pushing the frames one at a time, then EOS. `latency` gets the element's
+ * answer to a latency query while playing, `out_when_pushed` the count of
+ * frames out once each frame was in. */
+std::vector<FrameOut>
+run (const std::string & element, const std::string & props, int latency_frames, const std::vector<cv::Mat> & in,
+    GstClockTime * latency, std::vector<int> * out_when_pushed, std::string * error)
+{
+  const std::string desc = "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (kW) +
+      ",height=" + std::to_string (kH) + ",framerate=30/1 ! cudaharris backend=cuda max-corners=5 ! " + element +
+      " name=e backend=cuda latency-frames=" + std::to_string (latency_frames) + " " + props +
+      " ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION ") ! appsink name=out sync=false wait-on-eos=false";
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (desc.c_str (), &err);
+  if (!pipe) {
+    *error = std::string ("cannot build: ") + (err ? err->message : desc);
+    g_clear_error (&err);
+    return {};
+  }
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  std::vector<FrameOut> out;
+  auto drain = [&] (GstClockTime timeout) {
+    while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), timeout)) {
+      GstBuffer *b = gst_sample_get_buffer (s);
+      FrameOut f;
+      f.pts = GST_BUFFER_PTS (b);
+      f.results = describe_results (b, element);
+      f.pixels = buffer_to_mat (b, gst_sample_get_caps (s)).clone ();
+      out.push_back (std::move (f));
+      gst_sample_unref (s);
+      timeout = 0;
+    }
+  };
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (size_t i = 0; i < in.size (); i++) {
+    GstBuffer *b = gst_buffer_new_memdup (in[i].data, in[i].total () * in[i].elemSize ());
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
+    GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK) {
+      *error = "push failed";
+      break;
+    }
+    /* what came out of the frames pushed so far (all of them, or all but
+     * the held one) */
+    drain (2 * GST_SECOND);
+    out_when_pushed->push_back ((int) out.size ());
+    if (i == 1) {
+      /* the element's answer, upstream's latency included */
+      GstQuery *q = gst_query_new_latency ();
+      GstPad *pad = gst_element_get_static_pad (e, "src");
+      if (gst_pad_query (pad, q)) {
+        gboolean live = FALSE;
+        GstClockTime min = 0, max = 0;
+        gst_query_parse_latency (q, &live, &min, &max);
+        *latency = min;
+      }
+      gst_object_unref (pad);
+      gst_query_unref (q);
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (!m) {
+    *error = "no EOS within 60 s";
+  } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *e2 = nullptr;
+    gst_message_parse_error (m, &e2, nullptr);
+    *error = e2->message;
+    g_clear_error (&e2);
+  }
+  if (m)
+    gst_message_unref (m);
+  drain (0);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (e);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+  return out;
+}
+
+void
+check_held_equals_immediate (const std::string & element, const std::string & props)
+{
+  const std::vector<cv::Mat> in = make_frames ();
+  std::string err0, err1;
+  GstClockTime lat0 = GST_CLOCK_TIME_NONE, lat1 = GST_CLOCK_TIME_NONE;
+  std::vector<int> paced0, paced1;
+  const std::vector<FrameOut> now = run (element, props, 0, in, &lat0, &paced0, &err0);
+  const std::vector<FrameOut> held = run (element, props, 1, in, &lat1, &paced1, &err1);
+  ASSERT_EQ (err0, "");
+  ASSERT_EQ (err1, "");
+  ASSERT_EQ (now.size (), in.size ());
+  ASSERT_EQ (held.size (), in.size ()) << "EOS must push the held frame";
+  /* with 0 every frame is out once pushed; with 1 all but the last */
+  for (size_t i = 0; i < in.size (); i++) {
+    EXPECT_EQ (paced0[i], (int) i + 1) << "latency-frames=0, frame " << i;
+    EXPECT_EQ (paced1[i], (int) i) << "latency-frames=1, frame " << i;
+  }
+  ASSERT_TRUE (GST_CLOCK_TIME_IS_VALID (lat0) && GST_CLOCK_TIME_IS_VALID (lat1));
+  EXPECT_EQ (lat1 - lat0, gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  int with_results = 0;
+  for (size_t i = 0; i < in.size (); i++) {
+    SCOPED_TRACE (element + " frame " + std::to_string (i));
+    EXPECT_EQ (now[i].pts, gst_util_uint64_scale (i, GST_SECOND, 30));
+    EXPECT_EQ (held[i].pts, now[i].pts);
+    EXPECT_EQ (held[i].results, now[i].results);
+    ASSERT_EQ (held[i].pixels.size (), now[i].pixels.size ());
+    EXPECT_EQ (cv::norm (held[i].pixels, now[i].pixels, cv::NORM_INF), 0.0);
+    with_results += now[i].results.rfind ("0:", 0) != 0;
+  }
+  /* the frames must give results for the comparison to mean anything */
+  EXPECT_GE (with_results, 3) << now[0].results;
+  /* and the frames' results differ, so a shifted list would show */
+  EXPECT_NE (now[0].results, now[1].results);
+}
+
+}  // namespace
+
+TEST (HeldResultsGpu, HarrisFramesLeaveWithTheirOwnCorners)
+{
+  check_held_equals_immediate ("cudaharris", "max-corners=200 draw=true post-messages=true");
+}
+
+TEST (HeldResultsGpu, FacesLeaveWithTheirOwnBoxes)
+{
+  check_held_equals_immediate ("cudafacedetect", "draw=true post-messages=true");
+}

@@ -14,10 +14,11 @@
  *
  * Three implementations, selectable for benchmarks (BlurVariant):
  *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no shared
- *             memory; a lane owns 16 pixels (one 16-byte load) of 2 rows,
- *             column sums packed two to a 32-bit integer, the row pass in
- *             float, the columns beside its 16 from neighbouring lanes by
- *             warp shuffle.
+ *             memory; a lane owns 16 pixels (one 16-byte load) of a run of
+ *             rows (3x3 and 5x5: streamed, as many rows as fill one
+ *             resident wave; 7x7 and 9x9: 2), column sums packed two to a
+ *             32-bit integer, the columns beside its 16 from neighbouring
+ *             lanes by warp shuffle.
  *  - Fused:   one launch; a block loads its tile plus a halo of R rows and
  *             R pixels into shared memory (16-byte loads), runs the row pass
  *             into a float tile in shared memory, then the column pass from

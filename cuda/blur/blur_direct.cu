@@ -99,6 +99,193 @@ blur_direct_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
     direct_strip<R, P> (src, spitch, dst, dpitch, width, height, taps, x, y0, edge, first, last, seg, mask);
 }
 
+/* ---- the streaming form (radius classes 1 and 2) ---- */
+
+/* Lanes of a segment: the shuffles' width, fixed by the 16x16 block. */
+constexpr int kSeg = 16;
+/* Packed words of a row a lane sums per column: its 4 words' even and odd
+ * bytes, and the pair of halo pixels of a segment's end lane. */
+constexpr int kSums = 9;
+
+/* An image row index, reflect-101, without the fold loop inside the frame. */
+__device__ __forceinline__ int
+frame_row (int y, int height)
+{
+  return (unsigned) y < (unsigned) height ? y : blur_detail::reflect101 (y, height);
+}
+
+/* What a lane is, for the whole launch. */
+struct StreamLane {
+  int x;           /* its first pixel */
+  int ext;         /* its halo word's first byte (segment ends) */
+  uint32_t hsel;   /* kLeftPairSel or kRightPairSel */
+  bool first, last;
+  bool load_main;  /* its 16 bytes lie in the frame */
+  bool load_ext;   /* it loads a halo word that lies in the frame */
+  bool refl_left;  /* x == 0: the left pair is its own pixels 2 and 1 */
+  bool refl_right; /* x + 16 == width: the right pair is its pixels 14 and 13 */
+};
+
+/* One input row's words. Aligned (width a multiple of 16): whole loads,
+ * nothing outside the frame (the frame's left and right edges reflect in
+ * the row pass). Otherwise strip_load_row, which reflects per byte. */
+template <bool Aligned>
+__device__ __forceinline__ void
+stream_load (const uint8_t *row, const StreamLane & l, int width, uint32_t (&w)[kStripWords])
+{
+  if (Aligned) {
+    uint4 v = make_uint4 (0u, 0u, 0u, 0u);
+    if (l.load_main)
+      v = __ldg (reinterpret_cast<const uint4 *> (row + l.x));
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+    w[kStripExt] = l.load_ext ? __ldg (reinterpret_cast<const uint32_t *> (row + l.ext)) : 0u;
+  } else {
+    strip_load_row (row, l.x, width,
+        l.first ? StripEdge::Left : l.last ? StripEdge::Right : StripEdge::None, w);
+  }
+}
+
+/* An input row into the packed column sums of one output row it touches,
+ * as that output's input k (0 its top row): acc[m] (= if first, else +=)
+ * tap * packed word m. The halo word enters as the one pair of pixels the
+ * row pass needs from it (hsel), so a row's sums take 9 words, not 10. */
+template <int R>
+__device__ __forceinline__ void
+stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32_t (&ty)[R + 1], int k, bool first,
+    uint32_t (&acc)[kSums])
+{
+  const uint32_t tap = ty[k >= R ? k - R : R - k];
+#pragma unroll
+  for (int n = 0; n < 4; n++) {
+    const uint32_t e = blur_detail::even_bytes (w[n]) * tap, o = blur_detail::odd_bytes (w[n]) * tap;
+    acc[2 * n] = first ? e : acc[2 * n] + e;
+    acc[2 * n + 1] = first ? o : acc[2 * n + 1] + o;
+  }
+  const uint32_t h = __byte_perm (w[kStripExt], 0u, hsel) * tap;
+  acc[8] = first ? h : acc[8] + h;
+}
+
+/* One lane's unit: pixels x .. x + 15 of output rows y0 .. y0 + rows - 1,
+ * streamed down its rows + 2R input rows. The packed column sums of the
+ * L = 2R + 1 output rows an input row touches live in a ring of registers
+ * (output p in slot p % L); each input row is added to them as it comes,
+ * and the next row's load is issued before, so it has a whole step (a row
+ * pass) to arrive. The loop body is unrolled L times so that every slot is
+ * a constant. The steps' guards are the same for every lane (the warp's
+ * units have the same height), so the shuffles, full-warp, stay converged;
+ * only the stores are predicated. Row offsets are 32-bit (the launcher
+ * checked that pitch * height fits): fewer instructions a row. */
+template <int R, bool Aligned>
+__device__ __forceinline__ void
+stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch, int width,
+    int height, const BlurDirectTaps<R> &taps, const StreamLane &l, int y0, int rows, bool store)
+{
+  constexpr int L = 2 * R + 1;
+  auto row_of = [&] (int j) { return src + (uint32_t) frame_row (y0 - R + j, height) * (uint32_t) spitch; };
+  uint32_t acc[L][kSums];
+  /* the first 2R input rows, loaded together: output p's first rows */
+  {
+    uint32_t w[2 * R][kStripWords];
+#pragma unroll
+    for (int j = 0; j < 2 * R; j++)
+      stream_load<Aligned> (row_of (j), l, width, w[j]);
+#pragma unroll
+    for (int j = 0; j < 2 * R; j++)
+#pragma unroll
+      for (int p = 0; p <= j; p++)
+        stream_accumulate<R> (w[j], l.hsel, taps.y, j - p, p == j, acc[p]);
+  }
+  uint32_t next[kStripWords];
+  stream_load<Aligned> (row_of (2 * R), l, width, next);
+  for (int p0 = 0; p0 < rows; p0 += L) {
+#pragma unroll
+    for (int r = 0; r < L; r++) {
+      const int p = p0 + r; /* the output row this step finishes; input row p + 2R comes in */
+      if (p < rows) {
+        uint32_t w[kStripWords];
+#pragma unroll
+        for (int n = 0; n < kStripWords; n++)
+          w[n] = next[n];
+        /* past the unit's last step a row is loaded for nothing (reflected
+         * into the frame): cheaper than a test every step */
+        stream_load<Aligned> (row_of (p + 2 * R + 1), l, width, next);
+#pragma unroll
+        for (int k = 0; k <= 2 * R; k++) /* output p + 2R - k, slot (r + 2R - k) % L */
+          stream_accumulate<R> (w, l.hsel, taps.y, k, k == 0, acc[(r + 2 * R - k) % L]);
+        const uint32_t *a = acc[r];
+        const uint32_t send_up = __byte_perm (a[6], a[7], 0x7632); /* [x + 14, x + 15] */
+        const uint32_t send_dn = __byte_perm (a[0], a[1], 0x5410); /* [x, x + 1] */
+        const uint32_t from_left = __shfl_up_sync (0xffffffffu, send_up, 1, kSeg);
+        const uint32_t from_right = __shfl_down_sync (0xffffffffu, send_dn, 1, kSeg);
+        uint32_t left = l.first ? a[8] : from_left, right = l.last ? a[8] : from_right;
+        if (Aligned) {
+          if (l.refl_left)
+            left = __byte_perm (a[0], a[1], 0x5432); /* [x + 2, x + 1] */
+          if (l.refl_right)
+            right = __byte_perm (a[6], a[7], 0x5432); /* [x + 14, x + 13] */
+        }
+        uint32_t out[4];
+        strip_row_pass_pairs<R> (a, left, right, taps, out);
+        const int y = y0 + p;
+        if (store && y < height && l.x < width) {
+          uint8_t *d = dst + (uint32_t) y * (uint32_t) dpitch + l.x;
+          if (Aligned || l.x + 16 <= width) {
+            *reinterpret_cast<uint4 *> (d) = make_uint4 (out[0], out[1], out[2], out[3]);
+          } else {
+            /* the frame's last pixels; constant indices keep out[] in registers */
+#pragma unroll
+            for (int b = 0; b < 16; b++)
+              if (b < width - l.x)
+                d[b] = (uint8_t) (out[b >> 2] >> (8 * (b & 3)));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Blocks an SM holds: registers uncapped (117 at radius 2). Measured on an
+ * H100 (2026-11-26, 5x5 at 4K): 2 blocks 13.95 us; capped at 80 registers
+ * for 3 blocks 14.02-14.21 (more warps, but fewer instructions in flight
+ * each). */
+constexpr int kStreamMinBlocks = 2;
+
+/* Work units: a band of kSeg lanes (16 * kSeg pixels) across `rows` output
+ * rows, bands first. The grid is the blocks the GPU holds at once, and
+ * block b takes units [b U / B, (b + 1) U / B), its segments in turn: as
+ * many units to every block to within one, so every SM has the same work
+ * and none idles while others finish (handing out whole blocks, or units
+ * to segments round robin, left SMs with 2 blocks of work beside SMs with
+ * 3: 14.5 against 14.0 us at 4K). A warp's two segments run the same
+ * number of units (one with none left runs a copy of the last, storing
+ * nothing), so every shuffle is full-warp. */
+template <int R, bool Aligned>
+__global__ void __launch_bounds__ (kBlurDirectThreads, kStreamMinBlocks)
+blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch,
+    int width, int height, const BlurDirectTaps<R> taps, int rows, int bands, int units)
+{
+  const int lane = threadIdx.x;
+  const int ub = (int) ((long) blockIdx.x * units / gridDim.x);
+  const int ue = (int) ((long) (blockIdx.x + 1) * units / gridDim.x);
+  for (int u = ub + threadIdx.y; __any_sync (0xffffffffu, u < ue); u += blockDim.y) {
+    const int v = u < ue ? u : ue - 1;
+    StreamLane l;
+    l.x = 16 * ((v % bands) * kSeg + lane);
+    l.first = lane == 0;
+    l.last = lane == kSeg - 1;
+    l.ext = l.first ? l.x - 4 : l.x + 16;
+    l.hsel = l.first ? kLeftPairSel : kRightPairSel;
+    l.load_main = l.x < width;
+    l.load_ext = (l.first && l.x > 0 && l.x < width) || (l.last && l.x + 16 < width);
+    l.refl_left = l.x == 0;
+    l.refl_right = l.x + 16 == width;
+    stream_unit<R, Aligned> (src, spitch, dst, dpitch, width, height, taps, l, (v / bands) * rows, rows, u < ue);
+  }
+}
+
 template <int R>
 const KernelTraits &
 traits_of ()
@@ -139,6 +326,47 @@ launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & p
   return {};
 }
 
+/* The streaming kernel: one resident wave of blocks, each unit `rows` rows
+ * high so that the units fill it (a segment has one unit, or a few for
+ * frames larger than the GPU holds at once). */
+template <int R, bool Aligned>
+CudaStatus
+launch_stream (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
+  auto kernel = blur_stream_kernel<R, Aligned>;
+  const KernelResources & res = cached_resources (kernel);
+  (void) policy.choose (traits_of<R> (), res, src.width, src.height); /* fixed block: for the policy's records */
+  const DeviceDescription & dev = policy.device ();
+  const int per_sm = std::max (1, model_terms (dev, res, kBlurDirectThreads, kBlurDirectThreads).resident_blocks);
+  const long blocks_resident = (long) std::max (1, dev.sm_count) * per_sm;
+  const long segments = blocks_resident * (kBlurDirectThreads / kSeg);
+  const int bands = ((src.width + 15) / 16 + kSeg - 1) / kSeg;
+  const int rows = (int) std::min<long> (src.height, ((long) src.height * bands + segments - 1) / segments);
+  const long units = (long) bands * ((src.height + rows - 1) / rows);
+  const unsigned blocks = (unsigned) std::min (units, blocks_resident);
+  kernel<<<blocks, dim3 (kSeg, kBlurDirectThreads / kSeg), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch,
+      src.width, src.height, t, rows, bands, (int) units);
+  CV_CUDA_TRY_LAUNCH ("blur_stream_kernel");
+  return {};
+}
+
+/* Radius classes 1 and 2: the streaming kernel (its 32-bit row offsets
+ * hold for every frame up to 16384 x 16384; larger pitches fall back);
+ * 3 and 4: the 2-row kernel. */
+template <int R>
+CudaStatus
+launch_class (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if constexpr (R <= 2) {
+    const bool fits = (size_t) src.pitch * src.height <= 0xffffffffu && (size_t) dst.pitch * dst.height <= 0xffffffffu;
+    if (fits)
+      return src.width % 16 == 0 ? launch_stream<R, true> (src, dst, bt, policy, stream)
+                                 : launch_stream<R, false> (src, dst, bt, policy, stream);
+  }
+  return launch<R> (src, dst, bt, policy, stream);
+}
+
 }  // namespace
 
 bool
@@ -154,10 +382,10 @@ CudaStatus
 blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy, cudaStream_t stream)
 {
   switch (blur_radius_class (std::max (taps.radius_x (), taps.radius_y ()))) {
-    case 1: return launch<1> (src, dst, taps, policy, stream);
-    case 2: return launch<2> (src, dst, taps, policy, stream);
-    case 3: return launch<3> (src, dst, taps, policy, stream);
-    case 4: return launch<4> (src, dst, taps, policy, stream);
+    case 1: return launch_class<1> (src, dst, taps, policy, stream);
+    case 2: return launch_class<2> (src, dst, taps, policy, stream);
+    case 3: return launch_class<3> (src, dst, taps, policy, stream);
+    case 4: return launch_class<4> (src, dst, taps, policy, stream);
     default: return { cudaErrorInvalidValue, "blur_direct: radius above kBlurDirectMaxRadius" };
   }
 }

@@ -1,5 +1,5 @@
 /* cudavision — what one lane of cudablur's direct kernel computes
- * (blur_direct.h): 16 GRAY8 pixels of a row on P consecutive rows,
+ * (blur_direct.h): 16 GRAY8 pixels of a row on consecutive rows,
  * streamed down the input rows, columns first. Host/device code
  * (simd_hd.h, blur_arith.h): the kernel (blur_direct.cu) ties the lanes
  * together with warp shuffles, and the CPU tests run these very functions
@@ -10,9 +10,12 @@
  * OpenCV's row-then-column order only changes the order of exact integer
  * additions. A column sum is at most 255 * 256 < 2^16, so two of them fit in
  * one 32-bit word (bytes 0 and 2 of a word in one, bytes 1 and 3 in the
- * other) and one integer multiply-add weighs two pixels at once; the row
- * pass then runs in float on integers below 2^24, rounded by
- * blur_detail::out_bits as everywhere else. */
+ * other) and one integer multiply-add weighs two pixels at once. The row
+ * pass then runs in 32-bit integers for radius 1 and 2
+ * (strip_row_pass_pairs: OpenCV's sum exactly) and in float for 3 and 4,
+ * with the row taps scaled by 2^-16 and the rounding half added up front
+ * (strip_row_pass says why that is exact), so that a pixel's last step is
+ * one round-down add. */
 #pragma once
 
 #include "blur_arith.h"
@@ -21,11 +24,14 @@ namespace cudavision {
 
 /* The taps as a lane reads them: y, the column taps by distance from the
  * centre, as integers (they multiply packed 16-bit sums); x, the row taps
- * by distance, as floats. */
+ * by distance, as floats scaled by 2^-16 (exact: a power of two), so that
+ * the float row pass (radius 3 and 4) sums the output's value, not 2^16
+ * times it; xi, the row taps as integers (radius 1 and 2). */
 template <int R>
 struct BlurDirectTaps {
   uint32_t y[R + 1];
   float x[R + 1];
+  uint32_t xi[R + 1];
 };
 
 /* The words a lane holds for one row: its 16 pixels as 4 words, and the
@@ -76,6 +82,18 @@ gather4 (const uint8_t *row, int xb, int width)
   return v;
 }
 
+/* The low byte of floor (a) for 0 <= a < 2^23: the round-down add puts
+ * floor (a) in the low mantissa bits of 2^23 + floor (a). */
+CV_HD uint32_t
+floor_bits (float a)
+{
+#ifdef __CUDA_ARCH__
+  return __float_as_uint (__fadd_rd (a, 8388608.f));
+#else
+  return hd_float_as_u32 (std::floor (a) + 8388608.f);
+#endif
+}
+
 /* Column sums of 4 pixels (a word's even and odd bytes, packed) as floats,
  * in pixel order. */
 CV_HD void
@@ -124,10 +142,71 @@ strip_accumulate (const uint32_t (&w)[kStripWords], uint32_t tap, bool first, ui
   }
 }
 
+/* Radius 1 and 2 need 2 column sums on each side of a lane's 16: packed as
+ * one word, in pixel order: left [x - 2, x - 1], right
+ * [x + 16, x + 17], each sum in a 16-bit half (lo the first pixel). The
+ * selectors that cut such a pair out of a halo word of bytes (the left
+ * halo word holds pixels x - 4 .. x - 1, the right one x + 16 .. x + 19),
+ * bytes widened to 16 bits. */
+constexpr uint32_t kLeftPairSel = 0x4342;
+constexpr uint32_t kRightPairSel = 0x4140;
+
+/* The row pass of an output row for radius 1 or 2: its 16 column sums (acc
+ * words 0..7, the even and odd packed sums of its 4 words) and the pairs of
+ * sums beside them (left [x - 2, x - 1], right [x + 16, x + 17]), into 16
+ * output bytes as 4 words. In integers: OpenCV's sum itself (below 2^24)
+ * plus 2^15, whose byte 2 is the output. Fewer instructions than the float
+ * form of strip_row_pass (a sum unpacks in one instruction instead of two,
+ * the output packs straight from byte 2): 14.1 against 14.5 us at 4K
+ * (H100, 2026-11-26), the integer multiply-adds at half the FMA rate
+ * notwithstanding. */
+template <int R>
+CV_HD void
+strip_row_pass_pairs (const uint32_t *acc, uint32_t left, uint32_t right, const BlurDirectTaps<R> & t,
+    uint32_t (&out)[4])
+{
+  static_assert (R >= 1 && R <= 2, "the pairs hold 2 sums a side");
+  uint32_t c[20]; /* pixels x - 2 .. x + 17 */
+  c[0] = left & 0xffffu;
+  c[1] = left >> 16;
+  CV_UNROLL
+  for (int n = 0; n < 4; n++) {
+    c[2 + 4 * n] = acc[2 * n] & 0xffffu;
+    c[3 + 4 * n] = acc[2 * n + 1] & 0xffffu;
+    c[4 + 4 * n] = acc[2 * n] >> 16;
+    c[5 + 4 * n] = acc[2 * n + 1] >> 16;
+  }
+  c[18] = right & 0xffffu;
+  c[19] = right >> 16;
+  uint32_t v[16];
+  CV_UNROLL
+  for (int q = 0; q < 16; q++) {
+    uint32_t a = t.xi[0] * c[2 + q] + 0x8000u;
+    CV_UNROLL
+    for (int d = 1; d <= R; d++)
+      a += t.xi[d] * (c[2 + q - d] + c[2 + q + d]);
+    v[q] = a;
+  }
+  CV_UNROLL
+  for (int n = 0; n < 4; n++) {
+    const uint32_t lo = hd_byte_perm (v[4 * n], v[4 * n + 1], 0x0062);
+    const uint32_t hi = hd_byte_perm (v[4 * n + 2], v[4 * n + 3], 0x0062);
+    out[n] = hd_byte_perm (lo, hi, 0x5410);
+  }
+}
+
 /* The row pass of an output row: its 16 column sums (acc, words 0..3)
  * and the 4 sums on each side (left: pixels x - 4 .. x - 1, right: x + 16
  * .. x + 19, each as a word's even and odd packed sums), into 16 output
- * bytes as 4 words. */
+ * bytes as 4 words. Radius 1 and 2 go through strip_row_pass_pairs (the
+ * pairs are the high halves of the left words, the low halves of the
+ * right ones), which the direct kernel runs.
+ *
+ * Exact: with the taps scaled by 2^-16 (blur_direct_taps), every partial
+ * sum is 1/2 + N / 2^16 for an integer N with N + 2^15 <= 255 * 2^16 + 2^15
+ * < 2^24, a float (the products and pair sums are integers below 2^17 times
+ * a power of two), so each FMA is exact and the last one holds
+ * (s + 2^15) / 2^16 for OpenCV's integer s; its floor is the output. */
 template <int R>
 CV_HD void
 strip_row_pass (const uint32_t (&acc)[2 * kStripWords], uint32_t left_e, uint32_t left_o, uint32_t right_e,
@@ -135,24 +214,32 @@ strip_row_pass (const uint32_t (&acc)[2 * kStripWords], uint32_t left_e, uint32_
 {
   using namespace blur_detail;
   static_assert (R >= 1 && R <= 4, "the halo is one word on each side");
+  if constexpr (R <= 2) {
+    strip_row_pass_pairs<R> (acc, hd_byte_perm (left_e, left_o, 0x7632), hd_byte_perm (right_e, right_o, 0x5410), t,
+        out);
+    return;
+  }
   float c[24]; /* pixels x - 4 .. x + 19 */
   unpack_sums (left_e, left_o, c);
   CV_UNROLL
   for (int n = 0; n < 4; n++)
     unpack_sums (acc[2 * n], acc[2 * n + 1], c + 4 + 4 * n);
   unpack_sums (right_e, right_o, c + 20);
-  float s[16];
+  uint32_t b[16];
   CV_UNROLL
   for (int q = 0; q < 16; q++) {
-    float a = t.x[0] * c[4 + q];
+    float a = fmaf (t.x[0], c[4 + q], 0.5f);
     CV_UNROLL
     for (int d = 1; d <= R; d++)
       a = fmaf (t.x[d], c[4 + q - d] + c[4 + q + d], a);
-    s[q] = a;
+    b[q] = floor_bits (a);
   }
   CV_UNROLL
-  for (int n = 0; n < 4; n++)
-    out[n] = pack4 (s[4 * n], s[4 * n + 1], s[4 * n + 2], s[4 * n + 3]);
+  for (int n = 0; n < 4; n++) {
+    const uint32_t lo = hd_byte_perm (b[4 * n], b[4 * n + 1], 0x0040);
+    const uint32_t hi = hd_byte_perm (b[4 * n + 2], b[4 * n + 3], 0x0040);
+    out[n] = hd_byte_perm (lo, hi, 0x5410);
+  }
 }
 
 /* The taps of a blur (blur.h) in the lane's form for radius class R (the
@@ -162,8 +249,10 @@ BlurDirectTaps<R>
 blur_direct_taps (const uint16_t *x_half, int rx, const uint16_t *y_half, int ry)
 {
   BlurDirectTaps<R> t {};
-  for (int d = 0; d <= rx; d++)
-    t.x[d] = (float) x_half[d];
+  for (int d = 0; d <= rx; d++) {
+    t.x[d] = (float) x_half[d] * (1.f / 65536.f);
+    t.xi[d] = x_half[d];
+  }
   for (int d = 0; d <= ry; d++)
     t.y[d] = y_half[d];
   return t;

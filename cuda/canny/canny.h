@@ -28,19 +28,21 @@
  *     the tile is listed. The other W pixels are final: 0. Every tile
  *     writes a record of its border lines (W, E, components). The frame is
  *     read once and written once.
- *  2. canny.merge: one work item per pixel of every tile's right and bottom
- *     line (and the two lower corners) unites the open components on both
- *     sides of the border, or with node 0 (strong) where one touches E
- *     (lock-free union-find: atomicMin on the parents, Playne & Hawick,
- *     path halving by compare-and-swap).
- *  3. canny.roots: each listed node takes its final root as parent (full
- *     compression); its component joined a strong pixel when that is 0.
- *  4. canny.weak: a warp per open tile fills W again from those components
- *     and writes 255 on what it reaches.
+ *  2. canny.merge: one work item per pixel of every listed tile's four
+ *     border lines: a W pixel unites its component with the open
+ *     components next to it across the border, or with node 0 (strong)
+ *     where it touches E (lock-free union-find: atomicMin on the parents,
+ *     Playne & Hawick, path halving by compare-and-swap).
+ *  3. canny.weak: a warp per open tile finds the root of each of its
+ *     components (a component joined a strong pixel when that is node 0),
+ *     fills W again from those components and writes 255 on what it
+ *     reaches. (canny.roots, which took the roots in a launch of its own,
+ *     is folded in here; the name stays in CannyKernel for the tuner.)
  * A fixed number of launches whatever the edges look like: an edge that
  * snakes across the whole frame costs one union per tile border it
  * crosses, not one iteration per tile (which is what propagation schemes
- * pay). Steps 2-4 touch only border records and open tiles.
+ * pay). Steps 2 and 3 touch only the open tiles and their neighbours'
+ * border records.
  *
  * Pre-blur variants (CannyVariant), selectable for benchmarks: Fused (the
  * blur inside step 1) and Separate (gaussian_blur into a scratch frame,
@@ -113,7 +115,8 @@ CudaStatus canny_read_counts (const CannyScratch & scratch, cudaStream_t stream,
 
 /* The kernels' traits. canny.tile is fixed 32x8 (its shared-memory tiles,
  * or eight warps of one tile each), canny.weak 32x4 (a warp per tile),
- * canny.median one warp (8 bins a lane); the others take any shape. */
+ * canny.median one warp (8 bins a lane); the others take any shape.
+ * canny.roots is no longer launched (canny.weak takes the roots). */
 enum class CannyKernel { Tile, Merge, Roots, Weak, Histogram, Median };
 const KernelTraits & canny_traits (CannyKernel k);
 

@@ -1,5 +1,5 @@
-/* cudavision — canny.merge, canny.roots and canny.weak, steps 2-4 of
- * canny.h (device code, included by canny_kernels.cu only). */
+/* cudavision — canny.merge and canny.weak, steps 2 and 3 of canny.h
+ * (device code, included by canny_kernels.cu only). */
 #pragma once
 
 #include "canny_hysteresis.cuh"
@@ -7,12 +7,14 @@
 namespace cudavision {
 namespace canny_detail {
 
-/* canny.merge's work items per tile: the right line's rows, the bottom
- * line's columns, the two lower corners. */
+/* canny.merge's work items per tile, as its launch asks the policy for
+ * them (the tuning tables' key): the right line's rows, the bottom line's
+ * columns, the two lower corners. The kernel itself strides over the open
+ * tiles' items (kMergeItemsPerOpenTile each). */
 constexpr int kMergeItems = kTileH + kTileW + 2;
 static_assert (kMergeItems == 64, "merge items");
 
-/* ------------------------------------------------------------ steps 2-4 */
+/* ------------------------------------------------------------ steps 2-3 */
 
 __device__ __forceinline__ long
 linear_thread ()
@@ -27,54 +29,30 @@ thread_count ()
   return (long) gridDim.x * gridDim.y * blockDim.x * blockDim.y;
 }
 
-/* Every tile's right line against the next tile's left one, its bottom
- * line against the top one of the tile below, and its lower corners
- * against the diagonal tiles: all 8-adjacencies across tile borders, one
- * work item per pixel of a right or bottom line. Reads only the records;
- * unites the open components' nodes (and with node 0 next to E). */
+/* All 8-adjacencies across tile borders that involve a W pixel (only open
+ * tiles have W on a border with a tile beyond): 128 items per listed open
+ * tile, 32 consecutive ones per border line (a warp's loads of the list
+ * and the line are one address). Reads the records; unites the open
+ * components' nodes, and with node 0 next to E. Any block shape. */
 __global__ void
-canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y, long work, int *parent)
+canny_merge_kernel (const TileRecord *__restrict__ rec, const uint32_t *__restrict__ open_list,
+    const DeviceState *state, int tiles_x, int tiles_y, int *parent)
 {
-  for (long i = linear_thread (); i < work; i += thread_count ()) {
-    const long tile = i / kMergeItems;
-    const int k = (int) (i - tile * kMergeItems);
-    const int tx = (int) (tile % tiles_x), ty = (int) (tile / tiles_x);
-    const TileRecord *A = rec + tile;
-    if (k < kTileH) {
-      if (tx + 1 < tiles_x)
-        merge_lines (A, tile, kRight, A + 1, tile + 1, kLeft, k, parent);
-    } else if (k < kTileH + kTileW) {
-      if (ty + 1 < tiles_y)
-        merge_lines (A, tile, kBottom, A + tiles_x, tile + tiles_x, kTop, k - kTileH, parent);
-    } else if (k == kTileH + kTileW) {
-      if (tx + 1 < tiles_x && ty + 1 < tiles_y)
-        merge_corner (A, tile, kRight, kTileH - 1, A + tiles_x + 1, tile + tiles_x + 1, kLeft, 0, parent);
-    } else {
-      if (tx > 0 && ty + 1 < tiles_y)
-        merge_corner (A, tile, kLeft, kTileH - 1, A + tiles_x - 1, tile + tiles_x - 1, kRight, 0, parent);
-    }
+  const long work = (long) state->open_count * kMergeItemsPerOpenTile;
+  for (long item = linear_thread (); item < work; item += thread_count ()) {
+    const long tile = __ldg (open_list + item / kMergeItemsPerOpenTile);
+    const int k = (int) (item % kMergeItemsPerOpenTile);
+    merge_item (rec, tile, k >> 5, k & 31, tiles_x, tiles_y, parent);
   }
 }
 
-/* Every listed node takes its final root as parent (full compression) and
- * its tile learns whether that root is node 0 (strong). */
-__global__ void
-canny_roots_kernel (int *parent, const uint32_t *__restrict__ nodes, OpenTile *open_tiles, const DeviceState *state)
-{
-  const long n = state->root_count;
-  for (long i = linear_thread (); i < n; i += thread_count ()) {
-    const int node = (int) nodes[i];
-    const int r = find_compress (parent, node);
-    open_tiles[(node - 1) / kNodesPerTile].strong[(node - 1) % kNodesPerTile] = r == 0 ? 1 : 0;
-  }
-}
-
-/* A warp per open tile: its W filled again from the components that joined
- * a strong pixel, which become 255 (the tile kernel wrote 0 there). Fixed
- * 32 x 4 (warp-wide fills). */
+/* A warp per open tile: the root of each of its components (a lane each;
+ * the unions are over), then its W filled again from the components whose
+ * root is node 0 (joined to a strong pixel), which become 255 (the tile
+ * kernel wrote 0 there). Fixed 32 x 4 (warp-wide fills). */
 __global__ void __launch_bounds__ (128)
 canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, const uint32_t *__restrict__ open_list,
-    const OpenTile *__restrict__ open_tiles, const DeviceState *state)
+    const OpenTile *__restrict__ open_tiles, const int *__restrict__ parent, const DeviceState *state)
 {
   const int lane = threadIdx.x;
   const long n = state->open_count;
@@ -86,7 +64,8 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, const uint32_t *__re
 #pragma unroll
     for (int half = 0; half < 2; half++) {
       const int i = lane + 32 * half;
-      for (uint32_t m = __ballot_sync (kFull, i < k && t.strong[i]); m; m &= m - 1) {
+      const bool strong = i < k && find_root (parent, tile_node (tile, i)) == 0;
+      for (uint32_t m = __ballot_sync (kFull, strong); m; m &= m - 1) {
         const int p = t.rep[32 * half + __ffs (m) - 1];
         if (lane == p >> 5)
           seed |= 1u << (p & 31);

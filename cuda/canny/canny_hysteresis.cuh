@@ -17,8 +17,8 @@
  * component groups its border pixels), and a record of the tile's border
  * lines lets canny.merge unite the nodes across tile borders, or with the
  * node 0, which stands for "strong", where they touch E of a neighbour.
- * canny.roots then reads every node's final root, and canny.weak fills the
- * open tiles again from the components whose root is 0. */
+ * canny.weak then finds each open component's root and fills the open
+ * tiles again from the components whose root is 0. */
 #pragma once
 
 #include "canny.h"
@@ -50,17 +50,16 @@ struct TileRecord {
   uint8_t comp[4][32];  /* the open component of each W bit (written for open tiles only) */
 };
 
-/* A tile with open components: what canny.roots and canny.weak need. */
+/* A tile with open components: what canny.weak needs. */
 struct OpenTile {
   uint32_t weak[kTileH];            /* W, one row per word */
   uint16_t rep[kNodesPerTile];      /* a pixel of each component: row * 32 + column */
-  uint8_t strong[kNodesPerTile];    /* canny.roots: the component joins a strong pixel */
   uint32_t components;
 };
 
 /* Device counters, the automatic value and the median's histogram. */
 struct DeviceState {
-  uint32_t root_count; /* open components listed (CannyCounts::open_components) */
+  uint32_t root_count; /* open components (CannyCounts::open_components) */
   uint32_t weak_count; /* their pixels (CannyCounts::unresolved) */
   uint32_t auto_value; /* the automatic mode's value of the last frame */
   uint32_t open_count; /* open tiles listed */
@@ -74,7 +73,6 @@ struct HystArgs {
   int w, h;
   int tiles_x, tiles_y;
   int *parent;           /* union-find: node 0 (strong), then kNodesPerTile per tile */
-  uint32_t *node_list;   /* listed open components' nodes */
   uint32_t *open_list;   /* listed open tiles */
   TileRecord *records;   /* per tile */
   OpenTile *open_tiles;  /* per tile (written for open tiles only) */
@@ -195,13 +193,24 @@ find_compress (int *parent, int x)
   return r;
 }
 
+/* Bytes 0 and 1 of the result: 0xff where bit 7, resp. 15, of v is set, 0
+ * elsewhere (prmt's sign-replicating selectors, which __byte_perm's
+ * documentation does not promise). */
+__device__ __forceinline__ uint32_t
+sign_bytes01 (uint32_t v)
+{
+  uint32_t r;
+  asm ("prmt.b32 %0, %1, 0, 0x98;" : "=r"(r) : "r"(v));
+  return r;
+}
+
 /* ------------------------------------------------------------ one tile */
 
 /* The hysteresis of one tile by one warp, lane = row: `cand` and `strong`
  * are the row's candidates and strong pixels (bits 0..kTileW-1, 0 outside
  * the frame). Writes the tile's pixels of dst (255 on E, 0 elsewhere: open
  * components are raised to 255 by canny.weak), its record, and for an open
- * tile its nodes, OpenTile and list entries. */
+ * tile its nodes, OpenTile and list entry. */
 __device__ __forceinline__ void
 tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs & a)
 {
@@ -235,6 +244,11 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
   border &= W;
   if (__any_sync (kFull, border != 0)) {
     OpenTile *ot = a.open_tiles + tile;
+    /* the tile's slot in the open list, asked for first: the fills below
+     * hide the atomic's round trip */
+    uint32_t slot = 0;
+    if (lane == 0)
+      slot = atomicAdd (&a.state->open_count, 1u);
     /* this lane's left and right pixel (lane = row), top and bottom pixel
      * (lane = column): their component */
     int cl = 0, cr = 0, ct = 0, cb = 0;
@@ -269,20 +283,43 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
       pixels += __shfl_xor_sync (kFull, pixels, o); /* sm_75 has no __reduce_add_sync */
-    uint32_t base = 0;
     if (lane == 0) {
       ot->components = (uint32_t) k;
-      base = atomicAdd (&a.state->root_count, (uint32_t) k);
+      a.open_list[slot] = (uint32_t) tile;
+      /* the counts for canny_read_counts (no result needed) */
+      atomicAdd (&a.state->root_count, (uint32_t) k);
       atomicAdd (&a.state->weak_count, pixels);
-      a.open_list[atomicAdd (&a.state->open_count, 1u)] = (uint32_t) tile;
     }
-    base = __shfl_sync (kFull, base, 0);
-    for (int i = lane; i < k; i += 32)
-      a.node_list[base + i] = (uint32_t) tile_node (tile, i);
   }
 
-  /* the tile's pixels, a row per step (lane = column) */
+  /* the tile's pixels */
   const int rows = min (kTileH, a.h - y0), cols = min (kTileW, a.w - x0);
+  if (rows == kTileH && cols == kTileW && ((reinterpret_cast<uintptr_t> (a.dst) | a.dpitch) & 1u) == 0) {
+    /* a whole tile, its rows at even addresses (x0 is even): two pixels a
+     * lane, two rows a step (lanes 0..14 row 2t, lanes 16..30 row 2t + 1;
+     * half the instructions of a byte a lane and a row a step). The lane's
+     * two bits go to bits 7 and 15 (times 0x4080), whose sign bytes
+     * __byte_perm spreads to 0x00 or 0xff. */
+    const int half = lane >> 4, k = lane & 15;
+    uint8_t *out = a.dst + (size_t) (y0 + half) * a.dpitch + x0 + 2 * k;
+    if (!__any_sync (kFull, E != 0)) {
+      /* no edge in the tile (most tiles of a photograph): zeros */
+#pragma unroll
+      for (int t = 0; t < kTileH / 2; t++)
+        if (k < kTileW / 2)
+          *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = 0;
+      return;
+    }
+#pragma unroll
+    for (int t = 0; t < kTileH / 2; t++) {
+      const uint32_t e = __shfl_sync (kFull, E, 2 * t + half);
+      const uint32_t bits = ((e >> (2 * k)) & 3u) * 0x4080u;
+      if (k < kTileW / 2)
+        *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = (uint16_t) sign_bytes01 (bits);
+    }
+    return;
+  }
+  /* a row per step (lane = column) */
   uint8_t *out = a.dst + (size_t) y0 * a.dpitch + x0 + lane;
   for (int r = 0; r < rows; r++) {
     const uint32_t e = __shfl_sync (kFull, E, r);
@@ -293,39 +330,73 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
 
 /* ------------------------------------------------------------ canny.merge */
 
-/* Pixel i of line `sa` of tile A against pixels i-1..i+1 of line `sb` of
- * tile B (the neighbour across that border): W with W unite, W next to E
- * joins node 0. Each pair is seen once: A's W from A's side, B's W next to
- * A's E from B's side of the same i. */
-__device__ __forceinline__ void
-merge_lines (const TileRecord *A, long ta, int sa, const TileRecord *B, long tb, int sb, int i, int *parent)
+/* canny.merge's work items per open tile: 32 per border line (left,
+ * right, top, bottom; the top and bottom lines use 30). */
+constexpr int kMergeItemsPerOpenTile = 128;
+
+/* The neighbour of tile (tx, ty) across side s, and the side of it that
+ * faces (tx, ty); false at the frame's border. */
+__device__ __forceinline__ bool
+across (int tx, int ty, int s, int tiles_x, int tiles_y, long *tb, int *sb)
 {
-  const uint32_t near = (uint32_t) ((7ull << i) >> 1);
-  const uint32_t aw = __ldg (&A->weak[sa]), bw = __ldg (&B->weak[sb]);
-  if ((aw >> i) & 1u) {
-    const int na = tile_node (ta, __ldg (&A->comp[sa][i]));
-    for (uint32_t m = bw & near; m; m &= m - 1)
-      unite_global (parent, na, tile_node (tb, __ldg (&B->comp[sb][__ffs (m) - 1])));
+  const int bx = tx + (s == kLeft ? -1 : s == kRight ? 1 : 0);
+  const int by = ty + (s == kTop ? -1 : s == kBottom ? 1 : 0);
+  *tb = (long) by * tiles_x + bx;
+  *sb = s ^ 1; /* kLeft <-> kRight, kTop <-> kBottom */
+  return bx >= 0 && bx < tiles_x && by >= 0 && by < tiles_y;
+}
+
+/* One work item: pixel i of line s of open tile `tile`, when it is W
+ * (then it has a node), against its 8-neighbours in the tiles beyond: next
+ * to E it joins node 0; next to W the two nodes unite, from one side only
+ * (the right and bottom lines, the lower corners): the W pixel beyond is
+ * on a border with a tile beyond too, so its tile is open and does its own
+ * E tests. Every adjacency of a W pixel across a tile border is seen. */
+__device__ __forceinline__ void
+merge_item (const TileRecord *__restrict__ rec, long tile, int s, int i, int tiles_x, int tiles_y, int *parent)
+{
+  const TileRecord *A = rec + tile;
+  if (!((__ldg (&A->weak[s]) >> i) & 1u))
+    return;
+  const int tx = (int) (tile % tiles_x), ty = (int) (tile / tiles_x);
+  const int na = tile_node (tile, __ldg (&A->comp[s][i]));
+  long tb;
+  int sb;
+  if (across (tx, ty, s, tiles_x, tiles_y, &tb, &sb)) {
+    const TileRecord *B = rec + tb;
+    const uint32_t near = (uint32_t) ((7ull << i) >> 1);
+    if (s == kRight || s == kBottom)
+      for (uint32_t m = __ldg (&B->weak[sb]) & near; m; m &= m - 1)
+        unite_global (parent, na, tile_node (tb, __ldg (&B->comp[sb][__ffs (m) - 1])));
     if (__ldg (&B->edge[sb]) & near)
       unite_global (parent, na, 0);
   }
-  if (((bw >> i) & 1u) && (__ldg (&A->edge[sa]) & near))
-    unite_global (parent, tile_node (tb, __ldg (&B->comp[sb][i])), 0);
+  /* the corner pixels, on the left and right lines: the diagonal tile's
+   * corner pixel, on its right or left line */
+  if ((s == kLeft || s == kRight) && (i == 0 || i == kTileH - 1)) {
+    const int cx = tx + (s == kLeft ? -1 : 1), cy = ty + (i == 0 ? -1 : 1);
+    if (cx >= 0 && cx < tiles_x && cy >= 0 && cy < tiles_y) {
+      const long tc = (long) cy * tiles_x + cx;
+      const TileRecord *D = rec + tc;
+      const int sd = s ^ 1, id = kTileH - 1 - i;
+      if ((__ldg (&D->edge[sd]) >> id) & 1u)
+        unite_global (parent, na, 0);
+      if (i == kTileH - 1 && ((__ldg (&D->weak[sd]) >> id) & 1u))
+        unite_global (parent, na, tile_node (tc, __ldg (&D->comp[sd][id])));
+    }
+  }
 }
 
-/* One pixel of A (bit ia of line sa) against one of the diagonal tile B. */
-__device__ __forceinline__ void
-merge_corner (const TileRecord *A, long ta, int sa, int ia, const TileRecord *B, long tb, int sb, int ib,
-    int *parent)
+/* After the last union: the root of node x (read only). */
+__device__ __forceinline__ int
+find_root (const int *__restrict__ parent, int x)
 {
-  const bool aw = (__ldg (&A->weak[sa]) >> ia) & 1u, bw = (__ldg (&B->weak[sb]) >> ib) & 1u;
-  const bool ae = (__ldg (&A->edge[sa]) >> ia) & 1u, be = (__ldg (&B->edge[sb]) >> ib) & 1u;
-  if (!(aw || bw))
-    return;
-  const int na = aw ? tile_node (ta, __ldg (&A->comp[sa][ia])) : 0;
-  const int nb = bw ? tile_node (tb, __ldg (&B->comp[sb][ib])) : 0;
-  if ((aw && (bw || be)) || (bw && ae))
-    unite_global (parent, na, nb); /* a side that is E (not W) stands as node 0 */
+  for (;;) {
+    const int p = __ldg (parent + x);
+    if (p == x)
+      return x;
+    x = p;
+  }
 }
 
 }  // namespace canny_detail

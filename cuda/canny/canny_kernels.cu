@@ -211,8 +211,9 @@ canny_traits (CannyKernel k)
   /* canny.tile: a 32 x 32 span for 32 x 8 threads (a tile per block, or
    * per warp for Sobel 3x3); canny.weak: a warp per open tile, 4 a block;
    * canny.histogram: 16 bytes on about 8 rows a thread, few blocks to
-   * merge; canny.median: one warp; the list and border kernels: one item a
-   * thread. */
+   * merge; canny.median: one warp; canny.merge: one item a thread;
+   * canny.roots: not launched any more (canny.weak takes the roots), its
+   * traits kept for the tuner's enumeration. */
   static const KernelTraits tile = traits_of ("canny.tile", { 32, 8 }, true, 1, kPixPerThread);
   static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false);
   static const KernelTraits roots = traits_of ("canny.roots", { 256, 1 }, false);
@@ -250,10 +251,10 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   const long tiles = (long) tiles_x * tiles_y;
   CV_CUDA_TRY (ensure_state (scratch, stream).err);
   CV_CUDA_TRY (scratch->labels.ensure ((size_t) tile_node (tiles, 0) * sizeof (int)).err);
-  /* lists: the nodes, the open tiles; then the records and the open tiles'
-   * data, 16-byte aligned */
+  /* lists: the open tiles; then the records and the open tiles' data,
+   * 16-byte aligned */
   auto align16 = [] (size_t v) { return (v + 15) & ~(size_t) 15; };
-  const size_t off_open = (size_t) tiles * kNodesPerTile * sizeof (uint32_t);
+  const size_t off_open = 0;
   const size_t off_rec = align16 (off_open + (size_t) tiles * sizeof (uint32_t));
   const size_t off_ot = align16 (off_rec + (size_t) tiles * sizeof (TileRecord));
   CV_CUDA_TRY (scratch->lists.ensure (off_ot + (size_t) tiles * sizeof (OpenTile)).err);
@@ -272,7 +273,6 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   hy.tiles_x = tiles_x;
   hy.tiles_y = tiles_y;
   hy.parent = scratch->labels.as<int> ();
-  hy.node_list = reinterpret_cast<uint32_t *> (lists);
   hy.open_list = reinterpret_cast<uint32_t *> (lists + off_open);
   hy.records = reinterpret_cast<TileRecord *> (lists + off_rec);
   hy.open_tiles = reinterpret_cast<OpenTile *> (lists + off_ot);
@@ -286,8 +286,8 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   /* the thresholds: given, from the host's automatic value, or on the device */
   const bool device_auto = p.auto_threshold != CannyAuto::Off && auto_value < 0;
 
-  /* The frame's own launches (the counters' reset, the tile, merge, roots
-   * and weak kernels) go through `fl`: one graph launch a frame where
+  /* The frame's own launches (the counters' reset, the tile, merge and
+   * weak kernels) go through `fl`: one graph launch a frame where
    * replays are on (frame_graph.h), else each launched as it comes. A
    * device-computed threshold lands in the state the reset clears, so
    * that path launches directly, in its order. */
@@ -340,24 +340,22 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   /* one tile: no component reaches a border with a tile beyond, nothing
    * is left open */
   if (tiles > 1) {
+    /* canny.merge: the grid of 64 items a tile (the open tiles' list is
+     * known on the device only: the kernel strides over its items) */
     const long work = tiles * kMergeItems;
     auto merge = canny_merge_kernel;
     const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (merge), work, 1);
-    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, work, hy.parent).err);
-    /* the list lengths are known on the device only: grids for a typical
-     * frame, striding over longer lists */
-    const long rwork = std::max<long> (tiles * 4, 1024);
-    auto roots = canny_roots_kernel;
-    const LaunchConfig cr = policy.choose (canny_traits (CannyKernel::Roots), cached_resources (roots), rwork, 1);
-    CV_CUDA_TRY (fl.kernel (roots, grid_dim (cr), block_dim (cr), 0, hy.parent, hy.node_list, hy.open_tiles, st).err);
-    /* canny.weak: a warp per open tile, 4 warps a block (32 x 4 items a
-     * block), at most one warp per tile */
+    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, hy.open_list, st, tiles_x, tiles_y,
+        hy.parent).err);
+    /* canny.weak (with the roots of the open components): a warp per open
+     * tile, 4 warps a block (32 x 4 items a block), at most one warp per
+     * tile */
     auto weak = canny_weak_kernel;
     const long blocks = std::min<long> ((tiles + 3) / 4, 4096);
     const LaunchConfig cw =
         policy.choose (canny_traits (CannyKernel::Weak), cached_resources (weak), blocks * 32, 4);
     CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, hy.open_list,
-        hy.open_tiles, st).err);
+        hy.open_tiles, hy.parent, st).err);
   }
   if (graph)
     CV_CUDA_TRY (scratch->graph.run (fl, stream).err);

@@ -124,6 +124,31 @@ canny_classify (int m, int xs, int ys, CannyThresholds t, const Mag & mag)
   return m > t.high ? kCannyStrong : kCannyWeak;
 }
 
+/* canny_classify without branches, for the stencil kernels (a warp's
+ * lanes take different directions; branches would run each path in turn):
+ * the same tests on the 3x3 magnitudes around the pixel, named by column
+ * (l, centre, r) and row (0 above, 1 its own, 2 below). Both neighbours of
+ * the direction are selected, then compared: > and >= along the axes, >
+ * and > on the diagonals (m + 1 > b is m >= b; m stays far below INT_MAX).
+ * Sets *cand (a candidate) and *strong (also above the high threshold). */
+CV_HD void
+canny_classify_flat (int m, int xs, int ys, CannyThresholds t, int ml0, int m0, int mr0, int ml1, int mr1, int ml2,
+    int m2, int mr2, bool *cand, bool *strong)
+{
+  constexpr int kTg22 = 13573;
+  const int x = xs < 0 ? -xs : xs;
+  const int y = (ys < 0 ? -ys : ys) << 15;
+  const int tg22x = x * kTg22;
+  const bool hor = y < tg22x;
+  const bool ver = y > tg22x + (x << 16); /* never with hor */
+  const bool neg = (xs ^ ys) < 0;         /* s = -1: (+1, -1) and (-1, +1) */
+  const int a = hor ? ml1 : ver ? m0 : neg ? mr0 : ml0;
+  const int b = hor ? mr1 : ver ? m2 : neg ? ml2 : mr2;
+  const int mb = hor || ver ? m + 1 : m;
+  *cand = m > t.low && m > a && mb > b;
+  *strong = *cand && m > t.high;
+}
+
 /* The median the automatic thresholds use: the lower median, the value at
  * 0-based rank (n - 1) / 2 of the n sorted pixels, i.e. the smallest v
  * with at least rank + 1 pixels <= v. */

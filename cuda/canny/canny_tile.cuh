@@ -38,6 +38,16 @@ clampi (int v, int lo, int hi)
   return min (max (v, lo), hi);
 }
 
+/* A byte through the read-only path, zero-extended: __ldg's uint8_t
+ * result costs a mask (and 255) wherever it is widened again. */
+__device__ __forceinline__ int
+ldg_u8 (const uint8_t *p)
+{
+  int v;
+  asm ("ld.global.nc.u8 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
 /* The frame's thresholds (from the automatic value on the device when there
  * is one); the first thread also resets node 0 and reports the value. */
 __device__ __forceinline__ CannyThresholds
@@ -54,90 +64,174 @@ tile_thresholds (const TileArgs & a, int aperture)
   return canny_auto_thresholds (v, aperture, a.l2);
 }
 
+/* One tile of canny.tile for Sobel 3x3 (canny_tile3_kernel), by one warp,
+ * lane l on column c = x0 - 1 + l: lanes 1..30 are the tile's pixels,
+ * lanes 0 and 31 the magnitudes their non-maximum suppression needs. Rows:
+ * y0 - 2 .. y0 + 33 loaded, magnitudes y0 - 1 .. y0 + 32, pixels y0 ..
+ * y0 + 31. Per source row: the Sobel row pass; two rows later the column
+ * pass, the magnitude and its left and right neighbours (shuffles); two
+ * rows later again the suppression and double threshold of a pixel row,
+ * without branches (canny_classify_flat), skipped when no pixel of the row
+ * is above the low threshold (most rows of a photograph). Each row's
+ * candidate and strong words (ballots, bit 0 = lane 0) go to words[r]. */
+
+/* A tile whose loads, magnitudes and pixels all lie inside the frame (all
+ * but the outer ring of tiles): no clamping, no bounds tests, fully
+ * unrolled with every intermediate in registers; each lane loads its three
+ * source columns itself (three byte loads off one pointer: cheaper than
+ * the two shuffles and border selects they replace). */
+template <bool L2>
+__device__ __forceinline__ void
+tile3_words_inner (const TileArgs & a, CannyThresholds th, int x0, int y0, uint2 *words)
+{
+  const int lane = threadIdx.x;
+  constexpr int kRows = kTileH + 4;
+  /* loads issued this many rows ahead (6 spills at 64 registers) */
+  constexpr int kAhead = 4;
+  /* column x0 - 2 + lane of row y0 - 2: the lane's left source column */
+  const uint8_t *p = a.src + (size_t) (y0 - 2) * a.spitch + (x0 - 2 + lane);
+  int vl[kRows], vc[kRows], vr[kRows];
+  auto load = [&] (int j) {
+    const uint8_t *q = p + (size_t) j * a.spitch;
+    vl[j] = ldg_u8 (q);
+    vc[j] = ldg_u8 (q + 1);
+    vr[j] = ldg_u8 (q + 2);
+  };
+#pragma unroll
+  for (int j = 0; j < kAhead; j++)
+    load (j);
+  int d[kRows], s[kRows], M[kRows], ML[kRows], MR[kRows], DX[kRows], DY[kRows];
+#pragma unroll
+  for (int j = 0; j < kRows; j++) {
+    if (j + kAhead < kRows)
+      load (j + kAhead);
+    d[j] = vr[j] - vl[j];
+    s[j] = vl[j] + vr[j] + 2 * vc[j];
+    if (j >= 2) {
+      const int i = j - 2; /* magnitude row y0 - 1 + i */
+      const int dx = d[j - 2] + d[j] + 2 * d[j - 1], dy = s[j] - s[j - 2];
+      const int m = canny_magnitude (dx, dy, L2);
+      M[i] = m;
+      ML[i] = __shfl_up_sync (kFull, m, 1);
+      MR[i] = __shfl_down_sync (kFull, m, 1);
+      DX[i] = dx;
+      DY[i] = dy;
+    }
+    if (j >= 4) {
+      const int r = j - 4; /* pixel row y0 + r: magnitude rows r, r + 1, r + 2 */
+      const int m = M[r + 1];
+      uint32_t cw = 0, sw = 0;
+      /* lanes 0 and 31 are classified too: their bits are dropped */
+      if (__any_sync (kFull, m > th.low)) {
+        bool cand, strong;
+        canny_classify_flat (m, DX[r + 1], DY[r + 1], th, ML[r], M[r], MR[r], ML[r + 1], MR[r + 1], ML[r + 2],
+            M[r + 2], MR[r + 2], &cand, &strong);
+        cw = __ballot_sync (kFull, cand);
+        sw = __ballot_sync (kFull, strong);
+      }
+      if (lane == 0)
+        words[r] = make_uint2 (cw, sw);
+    }
+  }
+}
+
+/* The outer ring of tiles: cv::Canny's replicated border by clamped loads,
+ * magnitudes 0 outside the frame, pixels outside the frame never
+ * candidates. A rolled loop over the rows (the values of the last rows
+ * carried in registers, the next row's loads in flight): few registers,
+ * so that this path does not raise the kernel's count. */
+template <bool L2>
+__device__ __forceinline__ void
+tile3_words_border (const TileArgs & a, CannyThresholds th, int x0, int y0, uint2 *words)
+{
+  const int lane = threadIdx.x;
+  const int w = a.hy.w, h = a.hy.h;
+  const int c = x0 - 1 + lane;
+  const bool col_in = c >= 0 && c < w;
+  const bool pix_col = lane >= 1 && lane <= kTileW && c < w;
+  const int cl = clampi (c - 1, 0, w - 1), cc = clampi (c, 0, w - 1), cr = clampi (c + 1, 0, w - 1);
+  constexpr int kRows = kTileH + 4;
+  const uint8_t *row = a.src + (size_t) clampi (y0 - 2, 0, h - 1) * a.spitch;
+  int nl = __ldg (row + cl), nc = __ldg (row + cc), nr = __ldg (row + cr);
+  int dA = 0, dB = 0, sA = 0, sB = 0;         /* row passes of source rows j - 2, j - 1 */
+  int m0 = 0, l0 = 0, r0 = 0, m1 = 0, l1 = 0, r1 = 0; /* magnitude rows i - 2, i - 1 and neighbours */
+  int dx1 = 0, dy1 = 0;                        /* derivatives of magnitude row i - 1 */
+#pragma unroll 1
+  for (int j = 0; j < kRows; j++) {
+    const int vl = nl, vc = nc, vr = nr;
+    if (j + 1 < kRows) {
+      row = a.src + (size_t) clampi (y0 - 1 + j, 0, h - 1) * a.spitch;
+      nl = __ldg (row + cl);
+      nc = __ldg (row + cc);
+      nr = __ldg (row + cr);
+    }
+    const int dj = vr - vl, sj = vl + vr + 2 * vc;
+    if (j >= 2) {
+      const int i = j - 2; /* magnitude row y0 - 1 + i */
+      const int dx = dA + dj + 2 * dB, dy = sj - sA;
+      const int y = y0 - 1 + i;
+      const int m = col_in && y >= 0 && y < h ? canny_magnitude (dx, dy, L2) : 0;
+      const int ml = __shfl_up_sync (kFull, m, 1), mr = __shfl_down_sync (kFull, m, 1);
+      if (j >= 4) {
+        const int r = j - 4; /* pixel row y0 + r: magnitude rows i - 2, i - 1, i */
+        const bool pix = pix_col && y0 + r < h;
+        uint32_t cw = 0, sw = 0;
+        if (__any_sync (kFull, pix && m1 > th.low)) {
+          bool cand, strong;
+          canny_classify_flat (m1, dx1, dy1, th, l0, m0, r0, l1, r1, ml, m, mr, &cand, &strong);
+          cw = __ballot_sync (kFull, pix && cand);
+          sw = __ballot_sync (kFull, pix && strong);
+        }
+        if (lane == 0)
+          words[r] = make_uint2 (cw, sw);
+      }
+      m0 = m1;
+      l0 = l1;
+      r0 = r1;
+      m1 = m;
+      l1 = ml;
+      r1 = mr;
+      dx1 = dx;
+      dy1 = dy;
+    }
+    dA = dB;
+    dB = dj;
+    sA = sB;
+    sB = sj;
+  }
+}
+
 /* canny.tile for Sobel 3x3 without a fused pre-blur (the common case): a
- * warp per tile, lane = column, sliding down the tile's rows with every
- * intermediate in registers. Lane l works on column x0 - 1 + l: lanes 1..30
- * are the tile's pixels, lanes 0 and 31 the magnitudes their non-maximum
- * suppression needs (lane 0 and 31 also load the one source column beyond
- * them). Rows: y0 - 2 .. y0 + 33 loaded, magnitudes y0 - 1 .. y0 + 32,
- * pixels y0 .. y0 + 31. The classification of row r is a ballot: the row's
- * candidate and strong words, kept by lane r for the hysteresis. */
+ * warp per tile (its words by tile3_words_inner or tile3_words_border),
+ * then its hysteresis. */
 template <bool L2>
 __global__ void __launch_bounds__ (kTileThreads, 4)
 canny_tile3_kernel (TileArgs a)
 {
+  __shared__ uint2 s_words[kWarps][kTileH];
   const int lane = threadIdx.x;
   const CannyThresholds th = tile_thresholds (a, 3);
   const HystArgs &hy = a.hy;
   const int tx = blockIdx.x * kWarps + threadIdx.y;
-  if (tx >= hy.tiles_x)
-    return; /* a whole warp; this kernel has no block barrier */
-  const int w = hy.w, h = hy.h;
+  /* a whole warp (tx is the warp's); this kernel has no block barrier. A
+   * vote, so that the compiler sees the warp stay converged (no
+   * divergence checks before each shuffle) */
+  if (__all_sync (kFull, tx >= hy.tiles_x))
+    return;
+  uint2 *words = s_words[threadIdx.y];
   const int x0 = tx * kTileW;
-  const int c = x0 - 1 + lane;
-  const bool col_in = c >= 0 && c < w;
-  const bool pix_col = lane >= 1 && lane <= kTileW && col_in;
-  const bool edge_lane = lane == 0 || lane == 31;
-  const uint8_t *colp = a.src + clampi (c, 0, w - 1);
-  const uint8_t *extp = a.src + clampi (lane == 0 ? x0 - 2 : x0 + 31, 0, w - 1);
-  constexpr int kRows = kTileH + 4;
-  constexpr int kAhead = 6; /* loads issued this many rows ahead */
-
+  const bool in_x = x0 >= 2 && x0 + 31 < hy.w;
   for (int ty = blockIdx.y; ty < hy.tiles_y; ty += gridDim.y) {
     const int y0 = ty * kTileH;
-    int v[kRows], e[kRows];
-    auto load = [&] (int j) {
-      const size_t off = (size_t) clampi (y0 - 2 + j, 0, h - 1) * a.spitch;
-      v[j] = __ldg (colp + off);
-      e[j] = edge_lane ? __ldg (extp + off) : 0;
-    };
-#pragma unroll
-    for (int j = 0; j < kAhead; j++)
-      load (j);
-    int d[kRows], s[kRows], M[kRows], ML[kRows], MR[kRows], DX[kRows], DY[kRows];
-    uint32_t cand = 0, strong = 0;
-#pragma unroll
-    for (int j = 0; j < kRows; j++) {
-      if (j + kAhead < kRows)
-        load (j + kAhead);
-      /* row pass at this lane's column (replicated border: the clamped loads) */
-      const int up = __shfl_up_sync (kFull, v[j], 1), dn = __shfl_down_sync (kFull, v[j], 1);
-      const int left = lane == 0 ? e[j] : up, right = lane == 31 ? e[j] : dn;
-      d[j] = right - left;
-      s[j] = left + 2 * v[j] + right;
-      if (j >= 2) {
-        /* column pass: derivatives and magnitude of row y0 - 1 + i, 0
-         * outside the frame */
-        const int i = j - 2;
-        const int dx = d[j - 2] + 2 * d[j - 1] + d[j], dy = s[j] - s[j - 2];
-        const int y = y0 - 1 + i;
-        const int m = col_in && y >= 0 && y < h ? canny_magnitude (dx, dy, L2) : 0;
-        M[i] = m;
-        ML[i] = __shfl_up_sync (kFull, m, 1);
-        MR[i] = __shfl_down_sync (kFull, m, 1);
-        DX[i] = dx;
-        DY[i] = dy;
-      }
-      if (j >= 4) {
-        /* pixel row r: magnitudes r (above), r + 1 (its own), r + 2 */
-        const int r = j - 4;
-        const int m = M[r + 1];
-        const bool pix = pix_col && y0 + r < h;
-        int cls = kCannyNone;
-        if (__any_sync (kFull, pix && m > th.low)) {
-          if (pix)
-            cls = canny_classify (m, DX[r + 1], DY[r + 1], th, [&] (int di, int dj) {
-              const int k = r + 1 + dj;
-              return di < 0 ? ML[k] : di > 0 ? MR[k] : M[k];
-            });
-        }
-        const uint32_t cw = __ballot_sync (kFull, cls != kCannyNone) >> 1;
-        const uint32_t sw = __ballot_sync (kFull, cls == kCannyStrong) >> 1;
-        cand = lane == r ? cw : cand;
-        strong = lane == r ? sw : strong;
-      }
-    }
-    tile_hysteresis (cand, strong, tx, ty, hy);
+    if (in_x && y0 >= 2 && y0 + 33 < hy.h)
+      tile3_words_inner<L2> (a, th, x0, y0, words);
+    else
+      tile3_words_border<L2> (a, th, x0, y0, words);
+    __syncwarp ();
+    const uint2 cs = words[lane];
+    __syncwarp (); /* read before the next tile's stores */
+    /* bit 0 of a ballot is lane 0 (column x0 - 1): shift it out */
+    tile_hysteresis ((cs.x >> 1) & kRowMask, (cs.y >> 1) & kRowMask, tx, ty, hy);
   }
 }
 

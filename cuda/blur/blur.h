@@ -27,7 +27,7 @@
  *             scratch buffer; a column kernel reads it back. Two launches and
  *             2 * 2 bytes more traffic per sample, no redundant row work on
  *             halo rows.
- * Auto picks Direct for 3x3 and 5x5 on GRAY8 frames of 2560x1440 and
+ * Auto picks Direct for 3x3 and 5x5 on GRAY8 frames of 1920x1080 and
  * more, Fused elsewhere (blur_default_variant: what measured the fastest).
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */

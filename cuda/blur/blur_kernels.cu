@@ -146,16 +146,15 @@ blur_variant_name (BlurVariant v)
 BlurVariant
 blur_default_variant (int channels, int width, int height, const BlurTaps & taps)
 {
-  /* Direct on large GRAY8 frames up to 5x5, Fused elsewhere. Measured on
-   * an H100 (2026-11-26, cudavision-bench-kernels --only blur, 5x5, static
-   * shapes, one run): the streaming Direct 13.95 against Fused 21.07 us at
-   * 3840x2160, 9.73 against 12.93 at 2560x1440, and 8.35 against 9.47 at
-   * 1920x1080 (the 2-row kernel it replaced lost there, 10.66). The
-   * threshold stays at 2560x1440 for now: the CPU test pins 1920x1080 to
-   * Fused (tests/gst/test_blur_otsu_cpu.cpp), and moving both is a change of
-   * their own. Radii 3 and 4 (7x7, 9x9) were not measured faster: the 4K
-   * Canny chain with sigma 1.4 (9x9) ran 2% slower on Direct. */
-  const bool large = (long) width * height >= 2560L * 1440;
+  /* Direct on GRAY8 frames of 1080p and more up to 5x5, Fused elsewhere.
+   * Measured on an H100 (2026-11-26, cudavision-bench-kernels --only blur,
+   * 5x5, static shapes, one run): the streaming Direct 13.95 against Fused
+   * 21.07 us at 3840x2160, 9.73 against 12.93 at 2560x1440, and 8.35
+   * against 9.47 at 1920x1080 (the 2-row kernel it replaced lost there,
+   * 10.66); smaller frames were not measured and stay Fused. Radii 3 and 4
+   * (7x7, 9x9) were not measured faster: the 4K Canny chain with sigma 1.4
+   * (9x9) ran 2% slower on Direct. */
+  const bool large = (long) width * height >= 1920L * 1080;
   if (channels == 1 && large && std::max (taps.radius_x (), taps.radius_y ()) <= 2)
     return BlurVariant::Direct;
   return BlurVariant::Fused;

@@ -287,12 +287,13 @@ TEST (BlurCpu, DirectKernelLaneCodeIsBitExact)
     }
   }
   EXPECT_EQ (runs, 13 * 11 * 2 * 2);
-  /* Auto is the direct kernel on large GRAY8 frames up to 5x5, the fused
-   * one elsewhere (what measured the fastest) */
+  /* Auto is the direct kernel on GRAY8 frames of 1080p and more up to 5x5,
+   * the fused one elsewhere (what measured the fastest) */
   const auto five = cudavision::make_blur_taps (5, 5, 1.1, 1.1);
   EXPECT_EQ (cudavision::blur_default_variant (1, 3840, 2160, five), cudavision::BlurVariant::Direct);
   EXPECT_EQ (cudavision::blur_default_variant (1, 2560, 1440, five), cudavision::BlurVariant::Direct);
-  EXPECT_EQ (cudavision::blur_default_variant (1, 1920, 1080, five), cudavision::BlurVariant::Fused);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 1920, 1080, five), cudavision::BlurVariant::Direct);
+  EXPECT_EQ (cudavision::blur_default_variant (1, 1280, 720, five), cudavision::BlurVariant::Fused);
   EXPECT_EQ (cudavision::blur_default_variant (4, 3840, 2160, five), cudavision::BlurVariant::Fused);
   EXPECT_EQ (cudavision::blur_default_variant (1, 3840, 2160, cudavision::make_blur_taps (11, 11, 1.5, 1.5)),
       cudavision::BlurVariant::Fused);

@@ -6,9 +6,9 @@
  * (one warp) have fixed blocks: listed, and skipped by the tuner.
  *
  * On the tuner's uniform random frames nearly every pixel is an edge
- * candidate: for canny.merge (whose grid is fixed by the tile count) and
- * canny.roots (which strides over a list whose length depends on the frame)
- * that is the hysteresis' worst case, as bench/'s canny.l2.noise. */
+ * candidate: for canny.merge (whose grid is fixed by the tile count) that
+ * is the hysteresis' worst case, as bench/'s canny.l2.noise. canny.roots
+ * is no longer launched (canny.weak finds the roots). */
 #include "tunable.h"
 
 #include "../../cuda/canny/canny.h"

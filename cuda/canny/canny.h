@@ -37,7 +37,7 @@
  *     components (a component joined a strong pixel when that is node 0),
  *     fills W again from those components and writes 255 on what it
  *     reaches. (canny.roots, which took the roots in a launch of its own,
- *     is folded in here; the name stays in CannyKernel for the tuner.)
+ *     is folded in here since 2026-11-26.)
  * A fixed number of launches whatever the edges look like: an edge that
  * snakes across the whole frame costs one union per tile border it
  * crosses, not one iteration per tile (which is what propagation schemes
@@ -115,9 +115,8 @@ CudaStatus canny_read_counts (const CannyScratch & scratch, cudaStream_t stream,
 
 /* The kernels' traits. canny.tile is fixed 32x8 (its shared-memory tiles,
  * or eight warps of one tile each), canny.weak 32x4 (a warp per tile),
- * canny.median one warp (8 bins a lane); the others take any shape.
- * canny.roots is no longer launched (canny.weak takes the roots). */
-enum class CannyKernel { Tile, Merge, Roots, Weak, Histogram, Median };
+ * canny.median one warp (8 bins a lane); the others take any shape. */
+enum class CannyKernel { Tile, Merge, Weak, Histogram, Median };
 const KernelTraits & canny_traits (CannyKernel k);
 
 /* canny.tile's tiles, in pixels: a row of a tile is one 32-bit word. */

@@ -211,19 +211,15 @@ canny_traits (CannyKernel k)
   /* canny.tile: a 32 x 32 span for 32 x 8 threads (a tile per block, or
    * per warp for Sobel 3x3); canny.weak: a warp per open tile, 4 a block;
    * canny.histogram: 16 bytes on about 8 rows a thread, few blocks to
-   * merge; canny.median: one warp; canny.merge: one item a thread;
-   * canny.roots: not launched any more (canny.weak takes the roots), its
-   * traits kept for the tuner's enumeration. */
+   * merge; canny.median: one warp; canny.merge: one item a thread. */
   static const KernelTraits tile = traits_of ("canny.tile", { 32, 8 }, true, 1, kPixPerThread);
   static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false);
-  static const KernelTraits roots = traits_of ("canny.roots", { 256, 1 }, false);
   static const KernelTraits weak = traits_of ("canny.weak", { 32, 4 }, true);
   static const KernelTraits histogram = traits_of ("canny.histogram", { 32, 8 }, false, 16, 8);
   static const KernelTraits median = traits_of ("canny.median", { 32, 1 }, true);
   switch (k) {
     case CannyKernel::Tile: return tile;
     case CannyKernel::Merge: return merge;
-    case CannyKernel::Roots: return roots;
     case CannyKernel::Weak: return weak;
     case CannyKernel::Histogram: return histogram;
     case CannyKernel::Median: return median;

@@ -241,7 +241,8 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
    * pyramid, the schedule and the list sizes were seen before
    * (captured_graphs.h): the host time per frame is what the element adds
    * to a pipeline. Not with a per-kernel hook (benchmarks time each launch)
-   * nor under block-sizing=auto (its tuner times each launch). */
+   * nor where the policy's choices may change or each launch is timed
+   * (block-sizing=auto, cudavision-tune). */
   CapturedGraphs::Key key;
   key.add (gray.data).add (gray.pitch).add (gray.width).add (gray.height);
   key.add (plan_params_.scale_factor).add (plan_params_.min_width).add (plan_params_.min_height);
@@ -251,7 +252,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (schedule_.lanes).add (schedule_.round_lanes).add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());
-  const bool graphs = replay && !hook && policy.mode () != BlockSizing::Auto;
+  const bool graphs = replay && !hook && policy.replays_allowed ();
   CudaStatus s = graphs_.run (key, stream, graphs,
       [&] (cudaStream_t st) { return run_frame (gray, policy, st, hook); });
   if (!s.ok ())

@@ -129,14 +129,14 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
    * selection's rounds, the list) replayed as one graph where the input
    * frame, the sizes and the parameters were seen before
    * (captured_graphs.h): the host time per frame is what the element adds
-   * to a pipeline. Not under block-sizing=auto, whose tuner times each
-   * launch. */
+   * to a pipeline. Not where the policy's choices may change or each
+   * launch is timed (block-sizing=auto, cudavision-tune). */
   CapturedGraphs::Key key;
   key.add (in.image.data).add (in.image.pitch).add (w).add (h).add (in.gray).add (in.layout);
   key.add (p.corner.method).add (p.corner.block_size).add (p.corner.aperture).add (p.corner.k);
   key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
   key.add (host_list_.get ()).add (host_capacity_).add (forced_);
-  s = graphs_.run (key, stream, policy.mode () != BlockSizing::Auto, [&] (cudaStream_t st) -> CudaStatus {
+  s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
     CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), st));
     CudaStatus r = corner_response (in, response_view_, p.corner, policy, st, scalars_.as<uint32_t> ());
     if (!r.ok () || empty_)

@@ -239,6 +239,11 @@ public:
   /* The online tuner of block-sizing=auto; set before the first launch. */
   void set_auto_tuner (std::shared_ptr<AutoTuner> t) { auto_ = std::move (t); }
   AutoTuner *auto_tuner () const { return auto_.get (); }
+  /* Whether a frame's launches may be replayed from a captured graph
+   * (captured_graphs.h): the same choices every frame and nobody timing
+   * each launch; not under auto (its tuner), a forced shape
+   * (cudavision-tune's candidates) or an observer. */
+  bool replays_allowed () const { return mode_ != BlockSizing::Auto && forced_kernel_.empty () && !observer_; }
   const std::shared_ptr<const TuningTable> & table () const { return table_; }
 
 private:

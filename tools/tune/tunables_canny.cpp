@@ -7,8 +7,7 @@
  *
  * On the tuner's uniform random frames nearly every pixel is an edge
  * candidate: for canny.merge (whose grid is fixed by the tile count) that
- * is the hysteresis' worst case, as bench/'s canny.l2.noise. canny.roots
- * is no longer launched (canny.weak finds the roots). */
+ * is the hysteresis' worst case, as bench/'s canny.l2.noise. */
 #include "tunable.h"
 
 #include "../../cuda/canny/canny.h"
@@ -44,7 +43,6 @@ struct Kernel {
 const Kernel kKernels[] = {
   { CannyKernel::Tile, CannyAuto::Off, "" },
   { CannyKernel::Merge, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
-  { CannyKernel::Roots, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
   { CannyKernel::Weak, CannyAuto::Off, "" },
   { CannyKernel::Histogram, CannyAuto::Median, "auto-threshold=median" },
   { CannyKernel::Median, CannyAuto::Median, "auto-threshold=median" },

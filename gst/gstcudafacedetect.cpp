@@ -42,12 +42,12 @@
 
 #include "gstcvframemessage.h"
 #include "gstcvlumainput.h"
+#include "gstcvpendingresults.h"
 
 #include "../cpu/facedetect_cpu.h"
 #include "../cuda/face/facedetect.h"
 #include "../cuda/gray/gray.h"
 
-#include <deque>
 #include <exception>
 #include <string>
 #include <vector>
@@ -96,7 +96,7 @@ struct FaceFrames {
   cudavision::FaceDetector detectors[2];
   cudavision::DeviceBuffer gray[2];
   int last = 0;
-  std::deque<FacePending> pending;
+  GstCvPendingResults<FacePending> pending;
 };
 
 struct _GstCudaFaceDetect {
@@ -193,9 +193,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool hold = gst_cv_base_filter_holds_results (base);
-  /* a frame that failed after its process (a download) never finished */
-  while (fr.pending.size () > (hold ? 1u : 0u))
-    fr.pending.pop_front ();
+  fr.pending.trim (hold);
   fr.last = hold ? fr.last ^ 1 : 0;
   cudavision::FaceDetector & detector = fr.detectors[fr.last];
 
@@ -216,7 +214,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   if (hold) {
     /* finish_frame collects the list, and draws the boxes on the held
      * output, once the next frame is queued */
-    fr.pending.push_back ({ &detector, {} });
+    fr.pending.push ({ &detector, {} });
     return GST_FLOW_OK;
   }
 
@@ -231,7 +229,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   if (s.draw && !input.gray)
     ret = gst_cv_base_filter_check (base, detector.draw (dst, result.faces, policy, stream), "box drawing");
   if (ret == GST_FLOW_OK)
-    fr.pending.push_back ({ nullptr, std::move (result.faces) });
+    fr.pending.push ({ nullptr, std::move (result.faces) });
   return ret;
 }
 
@@ -254,7 +252,7 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
         ("%s", e.what ()));
     return GST_FLOW_ERROR;
   }
-  self->frames->pending.push_back (std::move (frame));
+  self->frames->pending.push (std::move (frame));
   return GST_FLOW_OK;
 }
 
@@ -314,12 +312,9 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
   FaceFrames & fr = *self->frames;
-  if (fr.pending.empty ()) {
-    GST_ELEMENT_ERROR (self, CORE, FAILED, ("No face list for a finished frame"), (nullptr));
+  FacePending frame;
+  if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
-  }
-  FacePending frame = std::move (fr.pending.front ());
-  fr.pending.pop_front ();
   if (frame.gpu) {
     GstFlowReturn ret = collect_held (self, *frame.gpu, outbuf, &frame.faces);
     if (ret != GST_FLOW_OK)

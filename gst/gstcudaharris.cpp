@@ -44,12 +44,12 @@
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvlumainput.h"
+#include "gstcvpendingresults.h"
 
 #include "../cpu/harris_cpu.h"
 #include "../cuda/gray/gray.h"
 #include "../cuda/harris/harris.h"
 
-#include <deque>
 #include <exception>
 #include <vector>
 
@@ -105,7 +105,7 @@ struct HarrisPending {
 struct HarrisFrames {
   cudavision::CornerDetector detectors[2];
   int last = 0;
-  std::deque<HarrisPending> pending;
+  GstCvPendingResults<HarrisPending> pending;
 };
 
 struct _GstCudaHarris {
@@ -193,9 +193,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
   const bool hold = gst_cv_base_filter_holds_results (base);
-  /* a frame that failed after its process (a download) never finished */
-  while (fr.pending.size () > (hold ? 1u : 0u))
-    fr.pending.pop_front ();
+  fr.pending.trim (hold);
   fr.last = hold ? fr.last ^ 1 : 0;
   cudavision::CornerDetector & detector = fr.detectors[fr.last];
 
@@ -222,7 +220,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
         detector.draw_detected (dst, response || self->luma.gray, self->luma.layout, policy, stream),
         "corner drawing");
   if (ret == GST_FLOW_OK)
-    fr.pending.push_back ({ &detector, {} });
+    fr.pending.push ({ &detector, {} });
   return ret;
 }
 
@@ -252,7 +250,7 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
         ("%s", e.what ()));
     return GST_FLOW_ERROR;
   }
-  self->frames->pending.push_back (std::move (frame));
+  self->frames->pending.push (std::move (frame));
   return GST_FLOW_OK;
 }
 
@@ -285,12 +283,9 @@ gst_cuda_harris_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, GstBuff
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
   HarrisFrames & fr = *self->frames;
-  if (fr.pending.empty ()) {
-    GST_ELEMENT_ERROR (self, CORE, FAILED, ("No corner list for a finished frame"), (nullptr));
+  HarrisPending frame;
+  if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
-  }
-  HarrisPending frame = std::move (fr.pending.front ());
-  fr.pending.pop_front ();
   std::vector<cudavision::Corner> & corners = frame.corners;
   if (frame.gpu) {
     GstFlowReturn ret = gst_cv_base_filter_check (base, frame.gpu->collect (&corners), "corner list");

@@ -95,7 +95,6 @@ struct FacePending {
 struct FaceFrames {
   cudavision::FaceDetector detectors[2];
   cudavision::DeviceBuffer gray[2];
-  int last = 0;
   GstCvPendingResults<FacePending> pending;
 };
 
@@ -193,9 +192,8 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool hold = gst_cv_base_filter_holds_results (base);
-  fr.pending.trim (hold);
-  fr.last = hold ? fr.last ^ 1 : 0;
-  cudavision::FaceDetector & detector = fr.detectors[fr.last];
+  const int slot = fr.pending.begin_gpu_frame (hold);
+  cudavision::FaceDetector & detector = fr.detectors[slot];
 
   /* The frame first: the copy overlaps the detection on the same stream. */
   const GstCvLumaInput & input = *self->input;
@@ -205,7 +203,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
     ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
   cudavision::ConstImage8 gray;
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, &fr.gray[fr.last], policy, stream, &gray),
+    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, &fr.gray[slot], policy, stream, &gray),
         "luma");
   if (ret == GST_FLOW_OK)
     ret = gst_cv_base_filter_check (base, detector.enqueue (gray, s.params, policy, stream), "face detection");
@@ -278,7 +276,7 @@ post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf, const std::vect
 /* A held frame's list, collected, with its boxes drawn on its output
  * buffer (device memory: only such frames are held). */
 static GstFlowReturn
-collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, GstBuffer * outbuf,
+collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, bool draw, GstBuffer * outbuf,
     std::vector<cudavision::FaceRect> * faces)
 {
   GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
@@ -289,7 +287,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, Gst
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
       result.faces.size ());
   *faces = std::move (result.faces);
-  if (!snapshot (self).draw || self->input->gray || faces->empty ())
+  if (!draw || self->input->gray || faces->empty ())
     return GST_FLOW_OK;
   GstVideoFrame frame;
   if (!gst_cv_base_filter_map_device_output (base, outbuf, &frame)) {
@@ -312,18 +310,19 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
   FaceFrames & fr = *self->frames;
+  const FaceSettings s = snapshot (self);
   FacePending frame;
   if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
   if (frame.gpu) {
-    GstFlowReturn ret = collect_held (self, *frame.gpu, outbuf, &frame.faces);
+    GstFlowReturn ret = collect_held (self, *frame.gpu, s.draw, outbuf, &frame.faces);
     if (ret != GST_FLOW_OK)
       return ret;
   }
   for (const cudavision::FaceRect & r : frame.faces)
     gst_buffer_add_video_region_of_interest_meta (outbuf, "face", (guint) r.x, (guint) r.y, (guint) r.width,
         (guint) r.height);
-  if (snapshot (self).post_messages)
+  if (s.post_messages)
     post_faces_message (self, inbuf, frame.faces);
   return GST_FLOW_OK;
 }

@@ -104,7 +104,6 @@ struct HarrisPending {
  * frames, oldest first. */
 struct HarrisFrames {
   cudavision::CornerDetector detectors[2];
-  int last = 0;
   GstCvPendingResults<HarrisPending> pending;
 };
 
@@ -193,9 +192,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
   const bool hold = gst_cv_base_filter_holds_results (base);
-  fr.pending.trim (hold);
-  fr.last = hold ? fr.last ^ 1 : 0;
-  cudavision::CornerDetector & detector = fr.detectors[fr.last];
+  cudavision::CornerDetector & detector = fr.detectors[fr.pending.begin_gpu_frame (hold)];
 
   /* Everything the frame needs from the GPU is queued, in stream order:
    * the frame copy, the detection (whose last kernel writes the list into

@@ -642,18 +642,12 @@ gst_cv_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBu
  * with device memory on both pads (a system-memory edge waits for its
  * upload or download anyway, and an uploaded input's staging frame is
  * reused by the next frame). */
-static bool
-holds_results (GstCvBaseFilter * self)
+gboolean
+gst_cv_base_filter_holds_results (GstCvBaseFilter * self)
 {
   CvFilterPriv *p = priv (self);
   return p->hold_frames > 0 && GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame && p->on_gpu &&
       p->in_kind != GST_CV_MEMORY_SYSTEM && p->out_kind != GST_CV_MEMORY_SYSTEM;
-}
-
-gboolean
-gst_cv_base_filter_holds_results (GstCvBaseFilter * self)
-{
-  return holds_results (self);
 }
 
 /* The held frame, finished; pushed downstream or (flush, stop) dropped. */
@@ -687,7 +681,7 @@ gst_cv_base_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbu
   GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
   CvFilterPriv *p = priv (self);
   GstBaseTransformClass *parent = GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class);
-  if (!holds_results (self)) {
+  if (!gst_cv_base_filter_holds_results (self)) {
     GstFlowReturn ret = drain_held (self, true);
     return ret != GST_FLOW_OK ? ret : parent->generate_output (trans, outbuf);
   }
@@ -1061,7 +1055,7 @@ gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, G
   /* latency-frames=1: a frame leaves one frame duration later (unknown
    * for variable frame rates, where nothing can be added). */
   if (ret && direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY &&
-      holds_results (GST_CV_BASE_FILTER (trans)) && p->in_info.fps_n > 0) {
+      gst_cv_base_filter_holds_results (GST_CV_BASE_FILTER (trans)) && p->in_info.fps_n > 0) {
     gboolean live = FALSE;
     GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
     gst_query_parse_latency (query, &live, &min, &max);

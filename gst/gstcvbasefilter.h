@@ -73,9 +73,10 @@ struct _GstCvBaseFilterClass {
   void (*release_device) (GstCvBaseFilter * self);
 
   /* A frame's results onto its output buffer (metas, messages, boxes drawn
-   * from them): called once for every frame that process_gpu or
-   * process_cpu accepted, in the same order, on the streaming thread, with
-   * the context pushed on the GPU. `inbuf` is the frame's input. With
+   * from them): called once for every frame whose transform succeeded, in
+   * order, on the streaming thread, with the context pushed on the GPU (a
+   * frame whose process succeeded but whose download then failed is never
+   * finished: GstCvPendingResults::begin_gpu_frame drops its results). `inbuf` is the frame's input. With
    * latency-frames=0 (and on the CPU, or at a system-memory edge) it runs
    * right after the frame's process; with latency-frames=1 once the next
    * frame's work is queued, so that the wait for the GPU finds the results

@@ -12,11 +12,15 @@
 template <typename T> class GstCvPendingResults {
 public:
   /* Before a frame's process on the GPU: at most the held frame stays (a
-   * frame that failed after its process, in a download, never finished). */
-  void trim (bool hold)
+   * frame that failed after its process, in a download, never finished).
+   * Returns which of the element's two sets of GPU state the frame uses:
+   * 0 without holding, else the one the held frame does not. */
+  int begin_gpu_frame (bool hold)
   {
     while (q_.size () > (hold ? 1u : 0u))
       q_.pop_front ();
+    slot_ = hold ? slot_ ^ 1 : 0;
+    return slot_;
   }
   void push (T && v) { q_.push_back (std::move (v)); }
   void clear () { q_.clear (); }
@@ -36,4 +40,5 @@ public:
 
 private:
   std::deque<T> q_;
+  int slot_ = 0;
 };

@@ -105,6 +105,20 @@ unpack_sums (uint32_t e, uint32_t o, float *c)
   c[3] = hi16 (o);
 }
 
+/* One byte of each of 16 words, in order, as 4 words: `pick` is the byte
+ * permutation taking that byte from each of two words (0x0040: the low
+ * bytes; 0x0062: byte 2). */
+CV_HD void
+pack_bytes16 (const uint32_t (&v)[16], uint32_t pick, uint32_t (&out)[4])
+{
+  CV_UNROLL
+  for (int n = 0; n < 4; n++) {
+    const uint32_t lo = hd_byte_perm (v[4 * n], v[4 * n + 1], pick);
+    const uint32_t hi = hd_byte_perm (v[4 * n + 2], v[4 * n + 3], pick);
+    out[n] = hd_byte_perm (lo, hi, 0x5410);
+  }
+}
+
 }  // namespace blur_detail
 
 /* One input row into a lane's words: the 16 pixels from byte x (a
@@ -187,12 +201,7 @@ strip_row_pass_pairs (const uint32_t *acc, uint32_t left, uint32_t right, const 
       a += t.xi[d] * (c[2 + q - d] + c[2 + q + d]);
     v[q] = a;
   }
-  CV_UNROLL
-  for (int n = 0; n < 4; n++) {
-    const uint32_t lo = hd_byte_perm (v[4 * n], v[4 * n + 1], 0x0062);
-    const uint32_t hi = hd_byte_perm (v[4 * n + 2], v[4 * n + 3], 0x0062);
-    out[n] = hd_byte_perm (lo, hi, 0x5410);
-  }
+  blur_detail::pack_bytes16 (v, 0x0062, out); /* the outputs are the sums' byte 2 */
 }
 
 /* The row pass of an output row: its 16 column sums (acc, words 0..3)
@@ -234,12 +243,7 @@ strip_row_pass (const uint32_t (&acc)[2 * kStripWords], uint32_t left_e, uint32_
       a = fmaf (t.x[d], c[4 + q - d] + c[4 + q + d], a);
     b[q] = floor_bits (a);
   }
-  CV_UNROLL
-  for (int n = 0; n < 4; n++) {
-    const uint32_t lo = hd_byte_perm (b[4 * n], b[4 * n + 1], 0x0040);
-    const uint32_t hi = hd_byte_perm (b[4 * n + 2], b[4 * n + 3], 0x0040);
-    out[n] = hd_byte_perm (lo, hi, 0x5410);
-  }
+  pack_bytes16 (b, 0x0040, out);
 }
 
 /* The taps of a blur (blur.h) in the lane's form for radius class R (the

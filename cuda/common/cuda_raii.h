@@ -50,12 +50,12 @@ private:
   cudaEvent_t e_ = nullptr;
 };
 
-/* A linear device allocation; images inside it carry their own pitch. */
 /* Bumped by every DeviceBuffer and PinnedBuffer allocation and free, in
  * any thread: captured graphs (captured_graphs.h) hold buffer addresses
  * and are valid only while it stays the same. */
 uint64_t allocation_generation ();
 
+/* A linear device allocation; images inside it carry their own pitch. */
 class DeviceBuffer {
 public:
   DeviceBuffer () = default;

@@ -135,14 +135,11 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   key.add (in.image.data).add (in.image.pitch).add (w).add (h).add (in.gray).add (in.layout);
   key.add (p.corner.method).add (p.corner.block_size).add (p.corner.aperture).add (p.corner.k);
   key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
-  key.add (host_list_.get ()).add (host_capacity_).add (forced_);
+  key.add (host_list_.get ()).add (host_capacity_).add (forced_order_).add (forced_path_);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
     CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), st));
     CudaStatus r = corner_response (in, response_view_, p.corner, policy, st, scalars_.as<uint32_t> ());
-    if (!r.ok () || empty_)
-      return r;
-    return selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (),
-        p, policy, st, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
+    return r.ok () ? launch_selection (p, policy, st) : r;
   });
   if (!s.ok ())
     return s;
@@ -192,6 +189,19 @@ CornerDetector::prepare_list ()
   return {};
 }
 
+/* The selection's launches on the response map, into the pinned list
+ * (none for a frame without interior pixels). */
+CudaStatus
+CornerDetector::launch_selection (const CornerDetectParams & p, const LaunchPolicy & policy,
+    cudaStream_t stream)
+{
+  if (empty_)
+    return {};
+  return selection_.enqueue ({ response_view_.data, response_view_.pitch, response_view_.width, response_view_.height },
+      scalars_.as<const uint32_t> (), p, policy, stream, static_cast<CornerListHeader *> (host_list_.get ()),
+      host_capacity_);
+}
+
 CudaStatus
 CornerDetector::list_queued (cudaStream_t stream)
 {
@@ -206,16 +216,9 @@ CudaStatus
 CornerDetector::enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream)
 {
   CudaStatus s = prepare_list ();
-  if (!s.ok ())
-    return s;
-  const int w = response_view_.width, h = response_view_.height;
-  if (!empty_) {
-    s = selection_.enqueue ({ response_view_.data, response_view_.pitch, w, h }, scalars_.as<const uint32_t> (), p,
-        policy, stream, static_cast<CornerListHeader *> (host_list_.get ()), host_capacity_);
-    if (!s.ok ())
-      return s;
-  }
-  return list_queued (stream);
+  if (s.ok ())
+    s = launch_selection (p, policy, stream);
+  return s.ok () ? list_queued (stream) : s;
 }
 
 CudaStatus

@@ -109,14 +109,16 @@ public:
   size_t candidate_count () const { return candidates_; }
 
   /* Tests: force one ordering path, or one step-2 path, of the selection. */
-  void force_order (CornerOrder o) { selection_.force_order (o); forced_ = forced_ % 16 + 16 * (int) o; }
-  void force_path (CornerSelectPath p) { selection_.force_path (p); forced_ = forced_ / 16 * 16 + (int) p; }
+  void force_order (CornerOrder o) { selection_.force_order (o); forced_order_ = o; }
+  void force_path (CornerSelectPath p) { selection_.force_path (p); forced_path_ = p; }
 
   void release ();
 
 private:
   CudaStatus enqueue_list (const CornerDetectParams & p, const LaunchPolicy & policy, cudaStream_t stream);
   CudaStatus prepare_list ();
+  CudaStatus launch_selection (const CornerDetectParams & p, const LaunchPolicy & policy,
+      cudaStream_t stream);
   CudaStatus list_queued (cudaStream_t stream);
 
   DeviceBuffer response_;
@@ -133,7 +135,9 @@ private:
   ImageF response_view_;
   size_t candidates_ = 0;
   CapturedGraphs graphs_;  /* enqueue's launches, replayed */
-  int forced_ = 0;         /* the test hooks' choices, part of the graphs' key */
+  /* the test hooks' choices, part of the graphs' key */
+  CornerOrder forced_order_ = CornerOrder::Auto;
+  CornerSelectPath forced_path_ = CornerSelectPath::Auto;
 };
 
 }  // namespace cudavision

@@ -100,9 +100,10 @@ front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMa
     return;
   const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
   float norm;
-  if (!haar::window_norm (sum + o, sq + o, L.pitch, c.window_width, c.window_height, &norm))
+  const uint32_t *ws = haar::window_base (sum + o);
+  if (!haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm))
     return;
-  if (haar::eval_stages<STUMPS> (c, sum + o, L.pitch, norm, 0, last) != 1)
+  if (haar::eval_stages<STUMPS> (c, ws, L.pitch, norm, 0, last) != 1)
     return;
   append (out, out_count, out_capacity,
       make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), __float_as_uint (norm)));
@@ -153,7 +154,7 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
     const WindowEntry e = in[i];
     const Window w = locate (levels, windows, e.x);
     const LevelDesc & L = levels[w.level];
-    const uint32_t *ws = sum + w.offset;
+    const uint32_t *ws = haar::window_base (sum + w.offset);
     const float norm = __uint_as_float (e.y);
     bool pass = true;
     for (int si = first; si < last && pass; si++) {

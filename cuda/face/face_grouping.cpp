@@ -129,23 +129,33 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
       saturate_round (sum[c].height * s) };
   }
 
+  /* Only the classes with more than min_neighbors members are kept or
+   * can hide another: the pair test runs over those alone (a crowd of
+   * faces leaves thousands of classes, a few hundred of them kept; over
+   * all of them, as groupRectangles loops, this took most of the host's
+   * time per frame), each one's margin computed once. Same classes, same
+   * order, same test as OpenCV's. */
+  struct Kept {
+    int cls, dx, dy;
+  };
+  std::vector<Kept> kept;
+  for (int c = 0; c < nclasses; c++)
+    if (count[c] > min_neighbors)
+      kept.push_back ({ c, (int) std::lrint (mean[c].width * eps), (int) std::lrint (mean[c].height * eps) });
   rects.clear ();
-  for (int i = 0; i < nclasses; i++) {
-    const FaceRect & r1 = mean[i];
-    const int n1 = count[i];
-    if (n1 <= min_neighbors)
-      continue;
+  for (const Kept & k1 : kept) {
+    const FaceRect & r1 = mean[k1.cls];
+    const int n1 = count[k1.cls];
     /* Drop a cluster inside a stronger one (small faces inside large). */
     bool inside = false;
-    for (int j = 0; j < nclasses && !inside; j++) {
-      const int n2 = count[j];
-      if (j == i || n2 <= min_neighbors)
+    for (size_t j = 0; j < kept.size () && !inside; j++) {
+      const Kept & k2 = kept[j];
+      if (k2.cls == k1.cls)
         continue;
-      const FaceRect & r2 = mean[j];
-      const int dx = (int) std::lrint (r2.width * eps);
-      const int dy = (int) std::lrint (r2.height * eps);
-      inside = r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx &&
-          r1.y + r1.height <= r2.y + r2.height + dy && (n2 > std::max (3, n1) || n1 < 3);
+      const int n2 = count[k2.cls];
+      const FaceRect & r2 = mean[k2.cls];
+      inside = r1.x >= r2.x - k2.dx && r1.y >= r2.y - k2.dy && r1.x + r1.width <= r2.x + r2.width + k2.dx &&
+          r1.y + r1.height <= r2.y + r2.height + k2.dy && (n2 > std::max (3, n1) || n1 < 3);
     }
     if (!inside)
       rects.push_back (r1);

@@ -69,12 +69,13 @@ namespace cudavision {
  * the same CUDA context current. */
 struct CannyScratch {
   DeviceBuffer labels;  /* int32 union-find parents: node 0, 64 per tile (sparse use) */
-  DeviceBuffer lists;   /* listed nodes and open tiles, tile records, open tiles' data */
-  DeviceBuffer state;   /* counters, the median's histogram */
+  DeviceBuffer lists;   /* tile records, open tiles' data */
+  DeviceBuffer state;   /* the automatic value, the median's histogram */
   DeviceBuffer otsu;    /* OtsuDeviceState for CannyAuto::Otsu */
   DeviceBuffer blurred; /* CannyVariant::Separate: the pre-blurred frame */
   bool state_ready = false;
   bool otsu_ready = false;
+  long tiles = 0; /* the last frame's tiles (canny_read_counts) */
   /* Replay the frame's launches as one CUDA graph where the policy allows
    * (not block-sizing=auto, not a device-computed threshold;
    * common/frame_graph.h). The element turns it on: its host time per

@@ -9,10 +9,13 @@ namespace canny_detail {
 
 /* canny.merge's work items per tile, as its launch asks the policy for
  * them (the tuning tables' key): the right line's rows, the bottom line's
- * columns, the two lower corners. The kernel itself strides over the open
- * tiles' items (kMergeItemsPerOpenTile each). */
+ * columns, the two lower corners. A thread takes kMergeItemsPerThread of
+ * them: kMergeThreadsPerTile threads a tile, each over a segment of a
+ * border line. */
 constexpr int kMergeItems = kTileH + kTileW + 2;
 static_assert (kMergeItems == 64, "merge items");
+constexpr int kMergeItemsPerThread = kMergeItems / kMergeThreadsPerTile;
+static_assert (kMergeThreadsPerTile * kMergePixelsPerThread == 4 * kTileH, "merge segments cover the lines");
 
 /* ------------------------------------------------------------ steps 2-3 */
 
@@ -30,51 +33,60 @@ thread_count ()
 }
 
 /* All 8-adjacencies across tile borders that involve a W pixel (only open
- * tiles have W on a border with a tile beyond): 128 items per listed open
- * tile, 32 consecutive ones per border line (a warp's loads of the list
- * and the line are one address). Reads the records; unites the open
- * components' nodes, and with node 0 next to E. Any block shape. */
+ * tiles have W on a border with a tile beyond), each pair of tiles merged
+ * from one side (merge_segment): kMergeThreadsPerTile threads a tile, 4
+ * consecutive ones per border line (their loads of the lines are one
+ * address); the threads of a line without W end at their first loads.
+ * Reads the records; unites the open components' nodes, and with node 0
+ * next to E. Any block shape. */
 __global__ void
-canny_merge_kernel (const TileRecord *__restrict__ rec, const uint32_t *__restrict__ open_list,
-    const DeviceState *state, int tiles_x, int tiles_y, int *parent)
+canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y, int *parent)
 {
-  const long work = (long) state->open_count * kMergeItemsPerOpenTile;
+  const long work = (long) tiles_x * tiles_y * kMergeThreadsPerTile;
   for (long item = linear_thread (); item < work; item += thread_count ()) {
-    const long tile = __ldg (open_list + item / kMergeItemsPerOpenTile);
-    const int k = (int) (item % kMergeItemsPerOpenTile);
-    merge_item (rec, tile, k >> 5, k & 31, tiles_x, tiles_y, parent);
+    const int tile = (int) (item / kMergeThreadsPerTile), k = (int) (item % kMergeThreadsPerTile);
+    merge_segment (rec, tile, k >> 2, k & 3, tiles_x, tiles_y, parent);
   }
 }
 
-/* A warp per open tile: the root of each of its components (a lane each;
- * the unions are over), then its W filled again from the components whose
- * root is node 0 (joined to a strong pixel), which become 255 (the tile
- * kernel wrote 0 there). Fixed 32 x 4 (warp-wide fills). */
+/* A warp per tile; for an open one, the root of each of its components
+ * (two a lane; the unions are over), then its W filled again from the
+ * components whose root is node 0 (joined to a strong pixel), which
+ * become 255 (the tile kernel wrote 0 there). The tile's W and its
+ * components' pixels are loaded with the roots, not after them. Fixed
+ * 32 x 4 (warp-wide fills). */
 __global__ void __launch_bounds__ (128)
-canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, const uint32_t *__restrict__ open_list,
-    const OpenTile *__restrict__ open_tiles, const int *__restrict__ parent, const DeviceState *state)
+canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const OpenTile *__restrict__ open_tiles,
+    const int *__restrict__ parent)
 {
   const int lane = threadIdx.x;
-  const long n = state->open_count;
-  for (long o = (long) blockIdx.x * blockDim.y + threadIdx.y; o < n; o += (long) gridDim.x * blockDim.y) {
-    const uint32_t tile = open_list[o];
+  for (int tile = blockIdx.x * blockDim.y + threadIdx.y; tile < tiles; tile += gridDim.x * blockDim.y) {
     const OpenTile &t = open_tiles[tile];
-    const int k = (int) t.components;
+    const int k = (int) __ldg (&t.components);
+    if (k == 0)
+      continue;
+    const uint32_t weak = __ldg (&t.weak[lane]);
+    /* rep[2 lane] (low half) and rep[2 lane + 1] (high half; written when
+     * 2 lane + 1 < k) */
+    const uint32_t reps = 2 * lane < k ? __ldg (reinterpret_cast<const uint32_t *> (t.rep) + lane) : 0;
+    const bool s0 = 2 * lane < k && find_root (parent, tile_node (tile, 2 * lane)) == 0;
+    const bool s1 = 2 * lane + 1 < k && find_root (parent, tile_node (tile, 2 * lane + 1)) == 0;
+    const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);
+    if (!(m0 | m1))
+      continue;
     uint32_t seed = 0;
+    for (uint32_t m = m0 | m1; m; m &= m - 1) {
+      const int l = __ffs (m) - 1;
+      const uint32_t r = __shfl_sync (kFull, reps, l);
 #pragma unroll
-    for (int half = 0; half < 2; half++) {
-      const int i = lane + 32 * half;
-      const bool strong = i < k && find_root (parent, tile_node (tile, i)) == 0;
-      for (uint32_t m = __ballot_sync (kFull, strong); m; m &= m - 1) {
-        const int p = t.rep[32 * half + __ffs (m) - 1];
-        if (lane == p >> 5)
+      for (int h = 0; h < 2; h++) {
+        const int p = (int) ((r >> (16 * h)) & 0xffffu);
+        if ((((h ? m1 : m0) >> l) & 1u) && lane == p >> 5)
           seed |= 1u << (p & 31);
       }
     }
-    if (!__any_sync (kFull, seed != 0))
-      continue;
-    const uint32_t F = warp_fill (seed, t.weak[lane]);
-    const int x0 = (int) (tile % tiles_x) * kTileW, y0 = (int) (tile / tiles_x) * kTileH;
+    const uint32_t F = warp_fill (seed, weak);
+    const int x0 = (tile % tiles_x) * kTileW, y0 = (tile / tiles_x) * kTileH;
     for (uint32_t rows = __ballot_sync (kFull, F != 0); rows; rows &= rows - 1) {
       const int r = __ffs (rows) - 1;
       const uint32_t f = __shfl_sync (kFull, F, r);

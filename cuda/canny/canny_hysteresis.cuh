@@ -54,15 +54,15 @@ struct TileRecord {
 struct OpenTile {
   uint32_t weak[kTileH];            /* W, one row per word */
   uint16_t rep[kNodesPerTile];      /* a pixel of each component: row * 32 + column */
-  uint32_t components;
+  uint32_t components;              /* (written for every tile: 0 if not open) */
+  uint32_t pixels;                  /* the components' pixels (canny_read_counts) */
 };
 
-/* Device counters, the automatic value and the median's histogram. */
+/* The automatic value and the median's histogram. canny.tile writes the
+ * value every frame (no reset before a frame); the counts of
+ * canny_read_counts are summed on the host from the OpenTiles. */
 struct DeviceState {
-  uint32_t root_count; /* open components (CannyCounts::open_components) */
-  uint32_t weak_count; /* their pixels (CannyCounts::unresolved) */
   uint32_t auto_value; /* the automatic mode's value of the last frame */
-  uint32_t open_count; /* open tiles listed */
   uint32_t hist[256];  /* the median's histogram: zero between frames */
 };
 
@@ -73,9 +73,8 @@ struct HystArgs {
   int w, h;
   int tiles_x, tiles_y;
   int *parent;           /* union-find: node 0 (strong), then kNodesPerTile per tile */
-  uint32_t *open_list;   /* listed open tiles */
   TileRecord *records;   /* per tile */
-  OpenTile *open_tiles;  /* per tile (written for open tiles only) */
+  OpenTile *open_tiles;  /* per tile (components: every tile, the rest: open tiles) */
   DeviceState *state;
 };
 
@@ -135,17 +134,25 @@ warp_fill (uint32_t seed, uint32_t mask)
 /* While unions run: loads bypass L1 (not coherent within a launch). Path
  * halving keeps the trees shallow, with a compare-and-swap so that it never
  * undoes a concurrent link: it only replaces the exact parent it read by
- * that parent's parent. */
+ * that parent's parent. Node 0 (strong) is a root for good: a walk that
+ * reaches it stops there without reading it (on an edge-rich frame nearly
+ * every find ends at node 0, and a read of its parent, one address for
+ * all of them, would queue at one L2 slice). */
 __device__ __forceinline__ int
 find_global (int *parent, int x)
 {
+  if (x == 0)
+    return 0;
   for (;;) {
     const int p = __ldcg (parent + x);
-    if (p == x)
-      return x;
+    if (p == x || p == 0)
+      return p;
     const int gp = __ldcg (parent + p);
-    if (gp != p)
-      atomicCAS (parent + x, p, gp);
+    if (gp == p)
+      return p;
+    atomicCAS (parent + x, p, gp);
+    if (gp == 0)
+      return 0;
     x = gp;
   }
 }
@@ -171,26 +178,19 @@ unite_global (int *parent, int a, int b)
   }
 }
 
-/* Find with full path compression, for after the last union (plain stores
- * could undo a concurrent atomicMin while unions still run). */
-__device__ __forceinline__ int
-find_compress (int *parent, int x)
+/* The union of node a with node 0 (strong): a's root is linked under 0. */
+__device__ __forceinline__ void
+unite_strong (int *parent, int a)
 {
-  int r = x;
   for (;;) {
-    const int p = __ldcg (parent + r);
-    if (p == r)
-      break;
-    r = p;
+    a = find_global (parent, a);
+    if (a == 0)
+      return;
+    const int old = atomicMin (&parent[a], 0);
+    if (old == a)
+      return;
+    a = old; /* someone linked a first: on from there */
   }
-  while (x != r) {
-    const int p = __ldcg (parent + x);
-    if (p == r)
-      break;
-    __stcg (parent + x, r);
-    x = p;
-  }
-  return r;
 }
 
 /* Bytes 0 and 1 of the result: 0xff where bit 7, resp. 15, of v is set, 0
@@ -244,11 +244,6 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
   border &= W;
   if (__any_sync (kFull, border != 0)) {
     OpenTile *ot = a.open_tiles + tile;
-    /* the tile's slot in the open list, asked for first: the fills below
-     * hide the atomic's round trip */
-    uint32_t slot = 0;
-    if (lane == 0)
-      slot = atomicAdd (&a.state->open_count, 1u);
     /* this lane's left and right pixel (lane = row), top and bottom pixel
      * (lane = column): their component */
     int cl = 0, cr = 0, ct = 0, cb = 0;
@@ -285,11 +280,11 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
       pixels += __shfl_xor_sync (kFull, pixels, o); /* sm_75 has no __reduce_add_sync */
     if (lane == 0) {
       ot->components = (uint32_t) k;
-      a.open_list[slot] = (uint32_t) tile;
-      /* the counts for canny_read_counts (no result needed) */
-      atomicAdd (&a.state->root_count, (uint32_t) k);
-      atomicAdd (&a.state->weak_count, pixels);
+      ot->pixels = pixels; /* for canny_read_counts */
     }
+  } else if (multi && lane == 0) {
+    /* not open: canny.weak reads that it has no components */
+    a.open_tiles[tile].components = 0;
   }
 
   /* the tile's pixels */
@@ -330,9 +325,10 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
 
 /* ------------------------------------------------------------ canny.merge */
 
-/* canny.merge's work items per open tile: 32 per border line (left,
- * right, top, bottom; the top and bottom lines use 30). */
-constexpr int kMergeItemsPerOpenTile = 128;
+/* canny.merge's threads per tile: 4 per border line (left, right, top,
+ * bottom), 8 pixels each (the last of the top and bottom lines has 6). */
+constexpr int kMergeThreadsPerTile = 16;
+constexpr int kMergePixelsPerThread = 8;
 
 /* The neighbour of tile (tx, ty) across side s, and the side of it that
  * faces (tx, ty); false at the frame's border. */
@@ -346,45 +342,103 @@ across (int tx, int ty, int s, int tiles_x, int tiles_y, long *tb, int *sb)
   return bx >= 0 && bx < tiles_x && by >= 0 && by < tiles_y;
 }
 
-/* One work item: pixel i of line s of open tile `tile`, when it is W
- * (then it has a node), against its 8-neighbours in the tiles beyond: next
- * to E it joins node 0; next to W the two nodes unite, from one side only
- * (the right and bottom lines, the lower corners): the W pixel beyond is
- * on a border with a tile beyond too, so its tile is open and does its own
- * E tests. Every adjacency of a W pixel across a tile border is seen. */
-__device__ __forceinline__ void
-merge_item (const TileRecord *__restrict__ rec, long tile, int s, int i, int tiles_x, int tiles_y, int *parent)
+/* Bits i - 1, i, i + 1 (those in 0..31): what pixel i of a line touches
+ * on the line across. */
+__device__ __forceinline__ uint32_t
+reach (int i)
 {
-  const TileRecord *A = rec + tile;
-  if (!((__ldg (&A->weak[s]) >> i) & 1u))
-    return;
-  const int tx = (int) (tile % tiles_x), ty = (int) (tile / tiles_x);
-  const int na = tile_node (tile, __ldg (&A->comp[s][i]));
+  return (uint32_t) ((7ull << i) >> 1);
+}
+
+/* Whether pixel i of a line with W `w` is the first of its run (of W
+ * along the line: one component, its pixels 4-connected) to touch
+ * `across`, a line of the tile beyond: a run is united once per thing it
+ * touches, by its first pixel that touches it. */
+__device__ __forceinline__ bool
+first_touch (uint32_t w, uint32_t across, int i)
+{
+  if (!((w >> i) & 1u) || !(across & reach (i)))
+    return false;
+  return i == 0 || !((w >> (i - 1)) & 1u) || !(across & reach (i - 1));
+}
+
+/* Pixel i of line s of tile X (the lines' W and E: xw, xe, of the tile Y
+ * beyond: yw, ye; cx: the pixel's component, if W), for the pair's one
+ * merging side: every 8-adjacency across the line that involves this
+ * pixel or pixel i of Y's line: W next to E joins the W's component to
+ * node 0, W next to W unites the two components. Each touching pair of
+ * runs once: pixel i takes the first pixel of each run of Y's W within its
+ * reach, except those that pixel i - 1 of its own run reaches too (only a
+ * run that starts at i + 1 is then new). */
+__device__ __forceinline__ void
+merge_pixel (const TileRecord *__restrict__ Y, long x_tile, long y_tile, int s, int i, int cx, uint32_t xw,
+    uint32_t xe, uint32_t yw, uint32_t ye, int *parent)
+{
+  const int sy = s ^ 1;
+  if ((xw >> i) & 1u) {
+    const int nx = tile_node (x_tile, cx);
+    if (first_touch (xw, ye, i))
+      unite_strong (parent, nx);
+    const uint32_t r = yw & reach (i);
+    uint32_t t = r & ~(r << 1);
+    if (i > 0 && ((xw >> (i - 1)) & 1u))
+      t &= (uint32_t) (2ull << i);
+    for (; t; t &= t - 1)
+      unite_global (parent, nx, tile_node (y_tile, __ldg (&Y->comp[sy][__ffs (t) - 1])));
+  }
+  if (first_touch (yw, xe, i))
+    unite_strong (parent, tile_node (y_tile, __ldg (&Y->comp[sy][i])));
+}
+
+/* One thread: pixels 8 q .. 8 q + 7 of line s of tile `tile`. Each pair
+ * of adjacent tiles is merged from one side: the upper or left tile's (its
+ * right or bottom line) when it has W on the line, else the other's, when
+ * that has W there (without W on either side the pair has nothing to
+ * merge; a tile with W on a line with a tile beyond is open). Only the
+ * pixels with W on either side are looked at. The corner pixels, on the
+ * left and right lines, meet the diagonal tile's corner pixel: merged from
+ * the side whose pixel is W, the upper tile's when both are. The lines'
+ * words (and the corner's) are loaded together, first. */
+__device__ __forceinline__ void
+merge_segment (const TileRecord *__restrict__ rec, int tile, int s, int q, int tiles_x, int tiles_y, int *parent)
+{
+  const int tx = tile % tiles_x, ty = tile / tiles_x;
   long tb;
   int sb;
-  if (across (tx, ty, s, tiles_x, tiles_y, &tb, &sb)) {
-    const TileRecord *B = rec + tb;
-    const uint32_t near = (uint32_t) ((7ull << i) >> 1);
-    if (s == kRight || s == kBottom)
-      for (uint32_t m = __ldg (&B->weak[sb]) & near; m; m &= m - 1)
-        unite_global (parent, na, tile_node (tb, __ldg (&B->comp[sb][__ffs (m) - 1])));
-    if (__ldg (&B->edge[sb]) & near)
-      unite_global (parent, na, 0);
-  }
-  /* the corner pixels, on the left and right lines: the diagonal tile's
-   * corner pixel, on its right or left line */
-  if ((s == kLeft || s == kRight) && (i == 0 || i == kTileH - 1)) {
-    const int cx = tx + (s == kLeft ? -1 : 1), cy = ty + (i == 0 ? -1 : 1);
-    if (cx >= 0 && cx < tiles_x && cy >= 0 && cy < tiles_y) {
-      const long tc = (long) cy * tiles_x + cx;
-      const TileRecord *D = rec + tc;
-      const int sd = s ^ 1, id = kTileH - 1 - i;
-      if ((__ldg (&D->edge[sd]) >> id) & 1u)
-        unite_global (parent, na, 0);
-      if (i == kTileH - 1 && ((__ldg (&D->weak[sd]) >> id) & 1u))
-        unite_global (parent, na, tile_node (tc, __ldg (&D->comp[sd][id])));
+  if (!across (tx, ty, s, tiles_x, tiles_y, &tb, &sb))
+    return;
+  const TileRecord *X = rec + tile, *Y = rec + tb;
+  const uint32_t xw = __ldg (&X->weak[s]), yw = __ldg (&Y->weak[sb]);
+  const uint32_t xe = __ldg (&X->edge[s]), ye = __ldg (&Y->edge[sb]);
+  /* the corner in this segment: pixel 0 or 31 of the left or right line */
+  const int c = q == 0 ? 0 : kTileH - 1;
+  const int cx = tx + (s == kLeft ? -1 : 1), cy = ty + (c == 0 ? -1 : 1);
+  const bool corner = (s == kLeft || s == kRight) && (q == 0 || q == kTileH / kMergePixelsPerThread - 1) &&
+      cx >= 0 && cx < tiles_x && cy >= 0 && cy < tiles_y;
+  const long tc = (long) cy * tiles_x + cx;
+  const TileRecord *D = rec + tc;
+  const int sd = s ^ 1, id = kTileH - 1 - c;
+  const uint32_t dw = corner ? __ldg (&D->weak[sd]) : 0u, de = corner ? __ldg (&D->edge[sd]) : 0u;
+  if (!xw)
+    return; /* the pair is Y's to merge, if anything */
+  if (s == kRight || s == kBottom || !yw) {
+    const uint32_t mine = (xw | yw) & (((1u << kMergePixelsPerThread) - 1u) << (kMergePixelsPerThread * q));
+    for (uint32_t m = mine; m; m &= m - 1) {
+      const int i = __ffs (m) - 1;
+      const int ci = ((xw >> i) & 1u) ? __ldg (&X->comp[s][i]) : 0;
+      merge_pixel (Y, tile, tb, s, i, ci, xw, xe, yw, ye, parent);
     }
   }
+  if (!corner || !((xw >> c) & 1u))
+    return;
+  const bool dcw = (dw >> id) & 1u;
+  if (c == 0 && dcw)
+    return; /* the upper tile's pixel is W too: its thread does it */
+  const int nx = tile_node (tile, __ldg (&X->comp[s][c]));
+  if ((de >> id) & 1u)
+    unite_strong (parent, nx);
+  if (dcw)
+    unite_global (parent, nx, tile_node (tc, __ldg (&D->comp[sd][id])));
 }
 
 /* After the last union: the root of node x (read only). */
@@ -393,8 +447,8 @@ find_root (const int *__restrict__ parent, int x)
 {
   for (;;) {
     const int p = __ldg (parent + x);
-    if (p == x)
-      return x;
+    if (p == x || p == 0)
+      return p;
     x = p;
   }
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <vector>
 
 namespace cudavision {
 namespace {
@@ -91,17 +92,21 @@ traits_of (const char *name, BlockShape block, bool fixed, unsigned per_thread_x
   return t;
 }
 
-/* canny.tile's grid: one tile per block (generic) or per warp (Sobel 3x3),
- * asked of the policy in its terms (32 x 8 threads, 4 rows a thread: a
- * 32 x 32 item span per block). */
+/* canny.tile's grid: one tile per block (generic), asked of the policy in
+ * its terms (32 x 8 threads, 4 rows a thread: a 32 x 32 item span per
+ * block). The Sobel 3x3 kernel (warp_blocks) asks the same for eight
+ * tiles a block, and is launched with a warp a block, as many blocks
+ * wide as there are tiles. */
 template <typename Kernel>
 CudaStatus
-launch_tile (Kernel kernel, int tiles_per_block, const TileArgs & a, const LaunchPolicy & policy,
-    FrameLaunches & stream)
+launch_tile (Kernel kernel, bool warp_blocks, const TileArgs & a, const LaunchPolicy & policy, FrameLaunches & stream)
 {
+  const int tiles_per_block = warp_blocks ? kWarps : 1;
   const long span_x = (long) ((a.hy.tiles_x + tiles_per_block - 1) / tiles_per_block) * kSpan;
   const long span_y = (long) a.hy.tiles_y * kSpan;
   const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Tile), cached_resources (kernel), span_x, span_y);
+  if (warp_blocks)
+    return stream.kernel (kernel, dim3 ((unsigned) a.hy.tiles_x, grid_dim (c).y), dim3 (32, 1), 0, a);
   return stream.kernel (kernel, grid_dim (c), block_dim (c), 0, a);
 }
 
@@ -111,18 +116,26 @@ launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, con
 {
   if (fused_blur) {
     switch (p.aperture) {
-      case 3: return launch_tile (canny_tile_kernel<3, true>, 1, a, policy, stream);
-      case 5: return launch_tile (canny_tile_kernel<5, true>, 1, a, policy, stream);
-      default: return launch_tile (canny_tile_kernel<7, true>, 1, a, policy, stream);
+      case 3: return launch_tile (canny_tile_kernel<3, true>, false, a, policy, stream);
+      case 5: return launch_tile (canny_tile_kernel<5, true>, false, a, policy, stream);
+      default: return launch_tile (canny_tile_kernel<7, true>, false, a, policy, stream);
     }
   }
   switch (p.aperture) {
     case 3:
-      return p.l2_gradient ? launch_tile (canny_tile3_kernel<true>, kWarps, a, policy, stream)
-                           : launch_tile (canny_tile3_kernel<false>, kWarps, a, policy, stream);
-    case 5: return launch_tile (canny_tile_kernel<5, false>, 1, a, policy, stream);
-    default: return launch_tile (canny_tile_kernel<7, false>, 1, a, policy, stream);
+      return p.l2_gradient ? launch_tile (canny_tile3_kernel<true>, true, a, policy, stream)
+                           : launch_tile (canny_tile3_kernel<false>, true, a, policy, stream);
+    case 5: return launch_tile (canny_tile_kernel<5, false>, false, a, policy, stream);
+    default: return launch_tile (canny_tile_kernel<7, false>, false, a, policy, stream);
   }
+}
+
+/* Where the OpenTiles start in CannyScratch::lists, after the records
+ * (16-byte aligned). */
+size_t
+open_tiles_offset (long tiles)
+{
+  return ((size_t) tiles * sizeof (TileRecord) + 15) & ~(size_t) 15;
 }
 
 CudaStatus
@@ -192,6 +205,7 @@ CannyScratch::release ()
   otsu.reset ();
   blurred.reset ();
   state_ready = otsu_ready = false;
+  tiles = 0;
 }
 
 const char *
@@ -209,11 +223,12 @@ const KernelTraits &
 canny_traits (CannyKernel k)
 {
   /* canny.tile: a 32 x 32 span for 32 x 8 threads (a tile per block, or
-   * per warp for Sobel 3x3); canny.weak: a warp per open tile, 4 a block;
-   * canny.histogram: 16 bytes on about 8 rows a thread, few blocks to
-   * merge; canny.median: one warp; canny.merge: one item a thread. */
+   * per warp for Sobel 3x3, launched a warp a block); canny.weak: a warp
+   * per tile, 4 a block; canny.histogram: 16 bytes on about 8 rows a
+   * thread, few blocks to merge; canny.median: one warp; canny.merge:
+   * kMergeItemsPerThread items (a segment of a border line) a thread. */
   static const KernelTraits tile = traits_of ("canny.tile", { 32, 8 }, true, 1, kPixPerThread);
-  static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false);
+  static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false, kMergeItemsPerThread);
   static const KernelTraits weak = traits_of ("canny.weak", { 32, 4 }, true);
   static const KernelTraits histogram = traits_of ("canny.histogram", { 32, 8 }, false, 16, 8);
   static const KernelTraits median = traits_of ("canny.median", { 32, 1 }, true);
@@ -247,12 +262,9 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   const long tiles = (long) tiles_x * tiles_y;
   CV_CUDA_TRY (ensure_state (scratch, stream).err);
   CV_CUDA_TRY (scratch->labels.ensure ((size_t) tile_node (tiles, 0) * sizeof (int)).err);
-  /* lists: the open tiles; then the records and the open tiles' data,
-   * 16-byte aligned */
-  auto align16 = [] (size_t v) { return (v + 15) & ~(size_t) 15; };
-  const size_t off_open = 0;
-  const size_t off_rec = align16 (off_open + (size_t) tiles * sizeof (uint32_t));
-  const size_t off_ot = align16 (off_rec + (size_t) tiles * sizeof (TileRecord));
+  /* lists: the records, then the open tiles' data */
+  const size_t off_rec = 0;
+  const size_t off_ot = open_tiles_offset (tiles);
   CV_CUDA_TRY (scratch->lists.ensure (off_ot + (size_t) tiles * sizeof (OpenTile)).err);
   DeviceState *st = scratch->state.as<DeviceState> ();
   uint8_t *lists = scratch->lists.as<uint8_t> ();
@@ -269,31 +281,28 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   hy.tiles_x = tiles_x;
   hy.tiles_y = tiles_y;
   hy.parent = scratch->labels.as<int> ();
-  hy.open_list = reinterpret_cast<uint32_t *> (lists + off_open);
   hy.records = reinterpret_cast<TileRecord *> (lists + off_rec);
   hy.open_tiles = reinterpret_cast<OpenTile *> (lists + off_ot);
   hy.state = st;
 
-  /* the counters and the reported automatic value (0 unless the tile
-   * kernel reports one) */
-  static_assert (offsetof (DeviceState, weak_count) == 4 && offsetof (DeviceState, auto_value) == 8 &&
-          offsetof (DeviceState, open_count) == 12,
-      "the counts lead DeviceState");
+  static_assert (offsetof (DeviceState, auto_value) == 0, "the value leads DeviceState");
+  static_assert (offsetof (OpenTile, pixels) == offsetof (OpenTile, components) + sizeof (uint32_t),
+      "canny_read_counts copies the two together");
+  scratch->tiles = tiles;
   /* the thresholds: given, from the host's automatic value, or on the device */
   const bool device_auto = p.auto_threshold != CannyAuto::Off && auto_value < 0;
 
-  /* The frame's own launches (the counters' reset, the tile, merge and
-   * weak kernels) go through `fl`: one graph launch a frame where
-   * replays are on (frame_graph.h), else each launched as it comes. A
-   * device-computed threshold lands in the state the reset clears, so
-   * that path launches directly, in its order. */
+  /* The frame's own launches (the tile, merge and weak kernels) go
+   * through `fl`: one graph launch a frame where replays are on
+   * (frame_graph.h), else each launched as it comes. A device-computed
+   * threshold comes from launches of its own, so that path launches
+   * directly, in its order. */
   FrameLaunches & fl = scratch->launches;
   const bool graph = scratch->graphs && !device_auto && frame_graphs_enabled () && policy.mode () != BlockSizing::Auto;
   if (graph)
     fl.reset_collect ();
   else
     fl.reset_launch_now (stream);
-  CV_CUDA_TRY (fl.memset (st, 0, 4 * sizeof (uint32_t)).err);
 
   if (p.auto_threshold == CannyAuto::Off)
     a.th = canny_thresholds (p.low_threshold, p.high_threshold, p.aperture, p.l2_gradient);
@@ -336,22 +345,20 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   /* one tile: no component reaches a border with a tile beyond, nothing
    * is left open */
   if (tiles > 1) {
-    /* canny.merge: the grid of 64 items a tile (the open tiles' list is
-     * known on the device only: the kernel strides over its items) */
+    /* canny.merge: 64 items a tile, kMergeThreadsPerTile threads (those of
+     * the tiles that are not open end at their first loads) */
     const long work = tiles * kMergeItems;
     auto merge = canny_merge_kernel;
     const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (merge), work, 1);
-    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, hy.open_list, st, tiles_x, tiles_y,
-        hy.parent).err);
-    /* canny.weak (with the roots of the open components): a warp per open
-     * tile, 4 warps a block (32 x 4 items a block), at most one warp per
-     * tile */
+    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, hy.parent).err);
+    /* canny.weak (with the roots of the open components): a warp per
+     * tile, 4 warps a block (32 x 4 items a block) */
     auto weak = canny_weak_kernel;
     const long blocks = std::min<long> ((tiles + 3) / 4, 4096);
     const LaunchConfig cw =
         policy.choose (canny_traits (CannyKernel::Weak), cached_resources (weak), blocks * 32, 4);
-    CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, hy.open_list,
-        hy.open_tiles, hy.parent, st).err);
+    CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, (int) tiles,
+        hy.open_tiles, hy.parent).err);
   }
   if (graph)
     CV_CUDA_TRY (scratch->graph.run (fl, stream).err);
@@ -364,12 +371,24 @@ canny_read_counts (const CannyScratch & scratch, cudaStream_t stream, CannyCount
   *out = {};
   if (!scratch.state.get ())
     return {};
-  DeviceState st;
-  CV_CUDA_TRY (cudaMemcpyAsync (&st, scratch.state.get (), 3 * sizeof (uint32_t), cudaMemcpyDeviceToHost, stream));
+  uint32_t value = 0;
+  CV_CUDA_TRY (cudaMemcpyAsync (&value, scratch.state.get (), sizeof (uint32_t), cudaMemcpyDeviceToHost, stream));
+  /* the counts: each tile's components and their pixels (the kernels sum
+   * nothing: one counter for all tiles would queue their atomics) */
+  const long tiles = scratch.tiles;
+  std::vector<uint32_t> per (tiles > 1 ? 2 * (size_t) tiles : 0);
+  if (tiles > 1) {
+    const OpenTile *ot = reinterpret_cast<const OpenTile *> (scratch.lists.as<uint8_t> () + open_tiles_offset (tiles));
+    CV_CUDA_TRY (cudaMemcpy2DAsync (per.data (), 2 * sizeof (uint32_t), &ot->components, sizeof (OpenTile),
+        2 * sizeof (uint32_t), (size_t) tiles, cudaMemcpyDeviceToHost, stream));
+  }
   CV_CUDA_TRY (cudaStreamSynchronize (stream));
-  out->open_components = st.root_count;
-  out->unresolved = st.weak_count;
-  out->auto_value = st.auto_value;
+  for (long t = 0; t < tiles && tiles > 1; t++)
+    if (per[2 * t] > 0) {
+      out->open_components += per[2 * t];
+      out->unresolved += per[2 * t + 1];
+    }
+  out->auto_value = value;
   return {};
 }
 

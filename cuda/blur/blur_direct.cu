@@ -1,4 +1,4 @@
-/* cudavision — cudablur's register-only GRAY8 kernel: its launcher and
+/* cudavision — cudablur's direct GRAY8 kernel: its launcher and
  * traits (blur_direct.h says how it works and why, blur_direct_strip.h
  * holds a lane's code, blur.h the arithmetic). */
 #include "blur_direct.h"
@@ -6,7 +6,6 @@
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace cudavision {
@@ -169,21 +168,10 @@ stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32
   acc[8] = first ? h : acc[8] + h;
 }
 
-/* An input row's 9 packed words (its pixels' even and odd bytes widened to
- * 16 bits, and the halo pair), for the pair form of the column pass. */
-__device__ __forceinline__ void
-stream_extract (const uint32_t (&w)[kStripWords], uint32_t hsel, uint32_t (&ex)[kSums])
-{
-#pragma unroll
-  for (int n = 0; n < 4; n++) {
-    ex[2 * n] = blur_detail::even_bytes (w[n]);
-    ex[2 * n + 1] = blur_detail::odd_bytes (w[n]);
-  }
-  ex[8] = __byte_perm (w[kStripExt], 0u, hsel);
-}
-
-/* ---- asynchronous copies into shared memory (sm_80+) ---- */
-
+/* Asynchronous copies of global memory into shared memory (sm_80 and up):
+ * a thread's copies form groups in the order it commits them, and waiting
+ * for all but its newest N groups makes the older ones' bytes visible to
+ * it (each lane reads only what it copied itself: no barrier). */
 __device__ __forceinline__ void
 cp_async16 (void *smem, const void *gmem)
 {
@@ -213,66 +201,93 @@ cp_async_wait ()
   asm volatile ("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* A lane's slots of the row ring: slot s at main[s * kBlurDirectThreads]
- * (its 16 bytes) and ext[s * kRingExt] (a segment end's halo word). */
-constexpr int kRingExt = 2 * kBlurDirectThreads / kSeg;
+/* Aligned frames read their rows through a ring of kRingSlots rows in
+ * shared memory, kRingSlots - 1 of them in flight: every input row of a
+ * unit at 4K (8 output rows, 12 input rows) is requested within its first
+ * steps, where the register prefetch had one row in flight a lane and
+ * waited for DRAM at every step. A slot is 16 bytes a lane (main) and a
+ * word a segment end (ext); 8 slots are 33 KiB a block. The slot a row is
+ * copied into is unused yet or the one read the step before, whose words
+ * are already in registers. */
+constexpr int kRingSlots = 8;
+constexpr int kRingExt = 2 * kBlurDirectThreads / kSeg; /* the segments' two end lanes */
 struct RingSlots {
-  uint4 *main;
-  uint32_t *ext;
+  uint4 *main;   /* the lane's 16 bytes of slot 0; slot s at main[s * kBlurDirectThreads] */
+  uint32_t *ext; /* its halo word of slot 0 (segment ends); slot s at ext[s * kRingExt] */
 };
 
-/* Variants of the streaming unit (experiment). */
-template <int R, bool Aligned, int Ring, bool Dp2a, bool Pair>
+/* Input row j of a unit (n_in rows; row_of (j) its address) into its
+ * slot, as one commit group (empty past the unit's last row, so that a
+ * step waits for a fixed count of groups). */
+template <class RowOf>
+__device__ __forceinline__ void
+ring_issue (const RowOf & row_of, const StreamLane & l, RingSlots ring, int j, int n_in)
+{
+  if (j < n_in) {
+    const uint8_t *row = row_of (j);
+    const int slot = j % kRingSlots;
+    if (l.load_main)
+      cp_async16 (ring.main + slot * kBlurDirectThreads, row + l.x);
+    if (l.load_ext)
+      cp_async4 (ring.ext + slot * kRingExt, row + l.ext);
+  }
+  cp_async_commit ();
+}
+
+/* Input row j's words, once its group (the oldest but kRingSlots - 2) is
+ * in; what lies outside the frame reads as 0, as stream_load<true> gives
+ * it. */
+__device__ __forceinline__ void
+ring_take (const StreamLane & l, RingSlots ring, int j, uint32_t (&w)[kStripWords])
+{
+  cp_async_wait<kRingSlots - 2> ();
+  const int slot = j % kRingSlots;
+  uint4 v = make_uint4 (0u, 0u, 0u, 0u);
+  if (l.load_main)
+    v = ring.main[slot * kBlurDirectThreads];
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+  w[kStripExt] = l.load_ext ? ring.ext[slot * kRingExt] : 0u;
+}
+
+/* One lane's unit: pixels x .. x + 15 of output rows y0 .. y0 + rows - 1,
+ * streamed down its rows + 2R input rows. The packed column sums of the
+ * L = 2R + 1 output rows an input row touches live in a ring of registers
+ * (output p in slot p % L); each input row is added to them as it comes.
+ * Aligned frames take their rows from the shared-memory ring (ring_issue,
+ * ring_take: kRingSlots - 1 rows requested ahead); the others load the next
+ * row into registers before a row is summed, so it has a step to arrive.
+ * The loop body is unrolled L times so that every slot of the sums is a
+ * constant. The steps' guards are the same for every lane (the warp's
+ * units have the same height), so the shuffles, full-warp, stay
+ * converged; only the stores are predicated. Row offsets are 32-bit (the
+ * launcher checked that pitch * height fits): fewer instructions a row. */
+template <int R, bool Aligned>
 __device__ __forceinline__ void
 stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch, int width,
     int height, const BlurDirectTaps<R> &taps, const StreamLane &l, int y0, int rows, bool store, RingSlots ring)
 {
   constexpr int L = 2 * R + 1;
-  constexpr int D = Ring > 0 ? Ring - 1 : 1; /* rows in flight */
-  constexpr int S = Ring > 0 ? Ring : 1;
+  constexpr int ahead = kRingSlots - 1; /* rows in flight (aligned) */
   const int n_in = rows + 2 * R;
   auto row_of = [&] (int j) { return src + (uint32_t) frame_row (y0 - R + j, height) * (uint32_t) spitch; };
-  auto issue = [&] (int j) {
-    if (j < n_in) {
-      const uint8_t *row = row_of (j);
-      const int slot = j % S;
-      if (l.load_main)
-        cp_async16 (ring.main + slot * kBlurDirectThreads, row + l.x);
-      if (l.load_ext)
-        cp_async4 (ring.ext + slot * kRingExt, row + l.ext);
-    }
-    cp_async_commit ();
-  };
-  auto take = [&] (int j, uint32_t (&w)[kStripWords]) {
-    cp_async_wait<D - 1> ();
-    const int slot = j % S;
-    uint4 v = make_uint4 (0u, 0u, 0u, 0u);
-    if (l.load_main)
-      v = ring.main[slot * kBlurDirectThreads];
-    w[0] = v.x;
-    w[1] = v.y;
-    w[2] = v.z;
-    w[3] = v.w;
-    w[kStripExt] = l.load_ext ? ring.ext[slot * kRingExt] : 0u;
-    issue (j + D);
-  };
-  uint32_t cs[L][kSums];
-  uint32_t next[kStripWords];
-  if constexpr (Ring > 0) {
+  uint32_t acc[L][kSums];
+  uint32_t next[kStripWords]; /* unaligned: the next input row */
+  /* the first 2R input rows: output p's first rows */
+  if constexpr (Aligned) {
 #pragma unroll
-    for (int j = 0; j < D; j++)
-      issue (j);
+    for (int j = 0; j < ahead; j++)
+      ring_issue (row_of, l, ring, j, n_in);
 #pragma unroll
     for (int j = 0; j < 2 * R; j++) {
       uint32_t w[kStripWords];
-      take (j, w);
-      if constexpr (Pair) {
-        stream_extract (w, l.hsel, cs[j]);
-      } else {
+      ring_take (l, ring, j, w);
+      ring_issue (row_of, l, ring, j + ahead, n_in);
 #pragma unroll
-        for (int p = 0; p <= j; p++)
-          stream_accumulate<R> (w, l.hsel, taps.y, j - p, p == j, cs[p]);
-      }
+      for (int p = 0; p <= j; p++)
+        stream_accumulate<R> (w, l.hsel, taps.y, j - p, p == j, acc[p]);
     }
   } else {
     uint32_t w[2 * R][kStripWords];
@@ -280,15 +295,10 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
     for (int j = 0; j < 2 * R; j++)
       stream_load<Aligned> (row_of (j), l, width, w[j]);
 #pragma unroll
-    for (int j = 0; j < 2 * R; j++) {
-      if constexpr (Pair) {
-        stream_extract (w[j], l.hsel, cs[j]);
-      } else {
+    for (int j = 0; j < 2 * R; j++)
 #pragma unroll
-        for (int p = 0; p <= j; p++)
-          stream_accumulate<R> (w[j], l.hsel, taps.y, j - p, p == j, cs[p]);
-      }
-    }
+      for (int p = 0; p <= j; p++)
+        stream_accumulate<R> (w[j], l.hsel, taps.y, j - p, p == j, acc[p]);
     stream_load<Aligned> (row_of (2 * R), l, width, next);
   }
   for (int p0 = 0; p0 < rows; p0 += L) {
@@ -297,34 +307,21 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
       const int p = p0 + r; /* the output row this step finishes; input row p + 2R comes in */
       if (p < rows) {
         uint32_t w[kStripWords];
-        if constexpr (Ring > 0) {
-          take (p + 2 * R, w);
+        if constexpr (Aligned) {
+          ring_take (l, ring, p + 2 * R, w);
+          ring_issue (row_of, l, ring, p + 2 * R + ahead, n_in);
         } else {
 #pragma unroll
           for (int n = 0; n < kStripWords; n++)
             w[n] = next[n];
+          /* past the unit's last step a row is loaded for nothing (reflected
+           * into the frame): cheaper than a test every step */
           stream_load<Aligned> (row_of (p + 2 * R + 1), l, width, next);
         }
-        uint32_t colsum[kSums];
-        const uint32_t *a;
-        if constexpr (Pair) {
-          stream_extract (w, l.hsel, cs[(r + 2 * R) % L]);
-          const int c = (r + R) % L; /* output p's centre row */
 #pragma unroll
-          for (int m = 0; m < kSums; m++) {
-            uint32_t sum = taps.y[0] * cs[c][m];
-#pragma unroll
-            for (int d = 1; d <= R; d++)
-              sum += taps.y[d] * (cs[(c + L - d) % L][m] + cs[(c + d) % L][m]);
-            colsum[m] = sum;
-          }
-          a = colsum;
-        } else {
-#pragma unroll
-          for (int k = 0; k <= 2 * R; k++) /* output p + 2R - k, slot (r + 2R - k) % L */
-            stream_accumulate<R> (w, l.hsel, taps.y, k, k == 0, cs[(r + 2 * R - k) % L]);
-          a = cs[r];
-        }
+        for (int k = 0; k <= 2 * R; k++) /* output p + 2R - k, slot (r + 2R - k) % L */
+          stream_accumulate<R> (w, l.hsel, taps.y, k, k == 0, acc[(r + 2 * R - k) % L]);
+        const uint32_t *a = acc[r];
         const uint32_t send_up = __byte_perm (a[6], a[7], 0x7632); /* [x + 14, x + 15] */
         const uint32_t send_dn = __byte_perm (a[0], a[1], 0x5410); /* [x, x + 1] */
         const uint32_t from_left = __shfl_up_sync (0xffffffffu, send_up, 1, kSeg);
@@ -337,10 +334,7 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
             right = __byte_perm (a[6], a[7], 0x5432); /* [x + 14, x + 13] */
         }
         uint32_t out[4];
-        if constexpr (Dp2a)
-          strip_row_pass_dp2a<R> (a, left, right, taps, out);
-        else
-          strip_row_pass_pairs<R> (a, left, right, taps, out);
+        strip_row_pass_pairs<R> (a, left, right, taps, out);
         const int y = y0 + p;
         if (store && y < height && l.x < width) {
           uint8_t *d = dst + (uint32_t) y * (uint32_t) dpitch + l.x;
@@ -359,22 +353,32 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
   }
 }
 
-/* Blocks an SM holds: registers uncapped (117 at radius 2). Measured on an
- * H100 (2026-11-26, 5x5 at 4K): 2 blocks 13.95 us; capped at 80 registers
- * for 3 blocks 14.02-14.21 (more warps, but fewer instructions in flight
- * each). */
+/* Blocks an SM holds: registers uncapped (at radius 2: 119 with the
+ * shared-memory ring, 33 KiB a block; 126 unaligned). Measured on an H100
+ * (2026-11-26, 5x5 at 4K, register prefetch): 2 blocks 13.95 us; capped at
+ * 80 registers for 3 blocks 14.02-14.21 (more warps, but fewer
+ * instructions in flight each). */
 constexpr int kStreamMinBlocks = 2;
 
-template <int R, bool Aligned, int Ring, bool Dp2a, bool Pair, int MinBlocks>
-__global__ void __launch_bounds__ (kBlurDirectThreads, MinBlocks)
+/* Work units: a band of kSeg lanes (16 * kSeg pixels) across `rows` output
+ * rows, bands first. The grid is the blocks the GPU holds at once, and
+ * block b takes units [b U / B, (b + 1) U / B), its segments in turn: as
+ * many units to every block to within one, so every SM has the same work
+ * and none idles while others finish (handing out whole blocks, or units
+ * to segments round robin, left SMs with 2 blocks of work beside SMs with
+ * 3: 14.5 against 14.0 us at 4K). A warp's two segments run the same
+ * number of units (one with none left runs a copy of the last, storing
+ * nothing), so every shuffle is full-warp. */
+template <int R, bool Aligned>
+__global__ void __launch_bounds__ (kBlurDirectThreads, kStreamMinBlocks)
 blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch,
     int width, int height, const BlurDirectTaps<R> taps, int rows, int bands, int units)
 {
   const int lane = threadIdx.x;
   RingSlots ring { nullptr, nullptr };
-  if constexpr (Ring > 0) {
-    __shared__ uint4 ring_main[Ring][kBlurDirectThreads];
-    __shared__ uint32_t ring_ext[Ring][kRingExt];
+  if constexpr (Aligned) {
+    __shared__ uint4 ring_main[kRingSlots][kBlurDirectThreads];
+    __shared__ uint32_t ring_ext[kRingSlots][kRingExt];
     ring.main = &ring_main[0][threadIdx.y * kSeg + lane];
     ring.ext = &ring_ext[0][2 * threadIdx.y + (lane == kSeg - 1)];
   }
@@ -392,8 +396,8 @@ blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
     l.load_ext = (l.first && l.x > 0 && l.x < width) || (l.last && l.x + 16 < width);
     l.refl_left = l.x == 0;
     l.refl_right = l.x + 16 == width;
-    stream_unit<R, Aligned, Ring, Dp2a, Pair> (src, spitch, dst, dpitch, width, height, taps, l, (v / bands) * rows,
-        rows, u < ue, ring);
+    stream_unit<R, Aligned> (src, spitch, dst, dpitch, width, height, taps, l, (v / bands) * rows, rows, u < ue,
+        ring);
   }
 }
 
@@ -440,12 +444,12 @@ launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & p
 /* The streaming kernel: one resident wave of blocks, each unit `rows` rows
  * high so that the units fill it (a segment has one unit, or a few for
  * frames larger than the GPU holds at once). */
-template <int R, bool Aligned, int Ring = 0, bool Dp2a = false, bool Pair = false, int MinBlocks = kStreamMinBlocks>
+template <int R, bool Aligned>
 CudaStatus
 launch_stream (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
 {
   const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
-  auto kernel = blur_stream_kernel<R, Aligned, Ring, Dp2a, Pair, MinBlocks>;
+  auto kernel = blur_stream_kernel<R, Aligned>;
   const KernelResources & res = cached_resources (kernel);
   (void) policy.choose (traits_of<R> (), res, src.width, src.height); /* fixed block: for the policy's records */
   const DeviceDescription & dev = policy.device ();
@@ -471,28 +475,9 @@ launch_class (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPoli
 {
   if constexpr (R <= 2) {
     const bool fits = (size_t) src.pitch * src.height <= 0xffffffffu && (size_t) dst.pitch * dst.height <= 0xffffffffu;
-    if (fits) {
-      if (src.width % 16 != 0)
-        return launch_stream<R, false> (src, dst, bt, policy, stream);
-      static const int exp = [] {
-        const char *e = getenv ("CUDAVISION_BLUR_EXP");
-        return e ? atoi (e) : 0;
-      }();
-      switch (exp) {
-        case 1: return launch_stream<R, true, 8, false, false> (src, dst, bt, policy, stream);
-        case 2: return launch_stream<R, true, 8, true, false> (src, dst, bt, policy, stream);
-        case 3: return launch_stream<R, true, 8, true, true> (src, dst, bt, policy, stream);
-        case 4: return launch_stream<R, true, 4, true, true> (src, dst, bt, policy, stream);
-        case 5: return launch_stream<R, true, 0, true, true> (src, dst, bt, policy, stream);
-        case 6: return launch_stream<R, true, 0, true, false> (src, dst, bt, policy, stream);
-        case 7: return launch_stream<R, true, 8, false, true> (src, dst, bt, policy, stream);
-        case 8: return launch_stream<R, true, 8, true, false, 3> (src, dst, bt, policy, stream);
-        case 9: return launch_stream<R, true, 8, true, true, 3> (src, dst, bt, policy, stream);
-        case 10: return launch_stream<R, true, 4, true, true, 3> (src, dst, bt, policy, stream);
-        case 11: return launch_stream<R, true, 10, true, true, 3> (src, dst, bt, policy, stream);
-        default: return launch_stream<R, true> (src, dst, bt, policy, stream);
-      }
-    }
+    if (fits)
+      return src.width % 16 == 0 ? launch_stream<R, true> (src, dst, bt, policy, stream)
+                                 : launch_stream<R, false> (src, dst, bt, policy, stream);
   }
   return launch<R> (src, dst, bt, policy, stream);
 }

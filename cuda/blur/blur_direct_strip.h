@@ -32,12 +32,6 @@ struct BlurDirectTaps {
   uint32_t y[R + 1];
   float x[R + 1];
   uint32_t xi[R + 1];
-  /* radius 1 and 2, strip_row_pass_dp2a: the row taps t0 (centre), t1, t2
-   * as byte pairs, one pair a dp2a half: xp[0] = (t0, t2 | t2, t0), xp[1]
-   * = (t1, t1 | 0, t2), xp[2] = (t2, 0 | 0, 0); x_identity when t0 is 256
-   * (then t1 = t2 = 0), which no byte holds. */
-  uint32_t xp[3];
-  uint32_t x_identity;
 };
 
 /* The words a lane holds for one row: its 16 pixels as 4 words, and the
@@ -76,28 +70,6 @@ CV_HD float
 hi16 (uint32_t v)
 {
   return hd_u32_as_float (hd_byte_perm (v, 0x4B000000u, 0x7632u)) - 8388608.f;
-}
-
-/* c + the two 16-bit halves of a times bytes 0 and 1 (lo) or 2 and 3 (hi)
- * of b, low half first: the dp2a instruction, unsigned. */
-CV_HD uint32_t
-dp2a_lo (uint32_t a, uint32_t b, uint32_t c)
-{
-#ifdef __CUDA_ARCH__
-  return __dp2a_lo (a, b, c);
-#else
-  return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
-#endif
-}
-
-CV_HD uint32_t
-dp2a_hi (uint32_t a, uint32_t b, uint32_t c)
-{
-#ifdef __CUDA_ARCH__
-  return __dp2a_hi (a, b, c);
-#else
-  return c + (a & 0xffffu) * ((b >> 16) & 0xffu) + (a >> 16) * (b >> 24);
-#endif
 }
 
 /* 4 bytes of a row from byte xb on, reflect-101 per byte outside. */
@@ -232,59 +204,6 @@ strip_row_pass_pairs (const uint32_t *acc, uint32_t left, uint32_t right, const 
   blur_detail::pack_bytes16 (v, 0x0062, out); /* the outputs are the sums' byte 2 */
 }
 
-/* The same row pass (radius 1 and 2) by dp2a: an output is 3 two-term dot
- * products of packed column sums (2 at radius 1), one instruction each,
- * against 5 integer operations and an unpack in strip_row_pass_pairs. The
- * sums come packed at a stride of 2 pixels (acc[2n]: pixels 4n and 4n + 2,
- * acc[2n + 1]: 4n + 1 and 4n + 3), so output 4n + m takes the word whose
- * pair is its centre and the tap-2 pixel beside it (taps (t0, t2) or
- * (t2, t0)), the word of its two neighbours (both t1; for m = 0 and 3 a
- * pair cut from two words) and the remaining tap-2 pixel alone. The same
- * integers as strip_row_pass_pairs: OpenCV's sum plus 2^15, whose byte 2
- * is the output. A centre tap of 256 (an identity row pass) fits no byte:
- * then the output is (sum + 128) >> 8, byte 1 of each 16-bit half of the
- * packed sums plus 128 (a sum is at most 65280: no carry between
- * halves). */
-template <int R>
-CV_HD void
-strip_row_pass_dp2a (const uint32_t *acc, uint32_t left, uint32_t right, const BlurDirectTaps<R> & t,
-    uint32_t (&out)[4])
-{
-  using namespace blur_detail;
-  static_assert (R >= 1 && R <= 2, "the pairs hold 2 sums a side");
-  if (t.x_identity) {
-    CV_UNROLL
-    for (int n = 0; n < 4; n++)
-      out[n] = hd_byte_perm (acc[2 * n] + 0x00800080u, acc[2 * n + 1] + 0x00800080u, 0x7351);
-    return;
-  }
-  const uint32_t w1 = t.xp[0], w2 = t.xp[1], w3 = t.xp[2];
-  uint32_t v[16];
-  CV_UNROLL
-  for (int n = 0; n < 4; n++) {
-    const uint32_t e = acc[2 * n], o = acc[2 * n + 1];
-    const uint32_t e_next = n < 3 ? acc[2 * n + 2] : right; /* lo: pixel 4n + 4 */
-    const uint32_t o_prev = n > 0 ? acc[2 * n - 1] : left;  /* hi: pixel 4n - 1 */
-    const uint32_t o_around = hd_byte_perm (o_prev, o, 0x5432); /* pixels 4n - 1, 4n + 1 */
-    const uint32_t e_around = hd_byte_perm (e, e_next, 0x5432); /* pixels 4n + 2, 4n + 4 */
-    uint32_t a0 = dp2a_lo (o_around, w2, dp2a_lo (e, w1, 0x8000u));
-    uint32_t a1 = dp2a_lo (e, w2, dp2a_lo (o, w1, 0x8000u));
-    uint32_t a2 = dp2a_lo (o, w2, dp2a_hi (e, w1, 0x8000u));
-    uint32_t a3 = dp2a_lo (e_around, w2, dp2a_hi (o, w1, 0x8000u));
-    if (R >= 2) {
-      a0 = n > 0 ? dp2a_hi (acc[2 * n - 2], w2, a0) : dp2a_lo (left, w3, a0); /* pixel 4n - 2 */
-      a1 = dp2a_hi (o_prev, w2, a1);                                        /* 4n - 1 */
-      a2 = dp2a_lo (e_next, w3, a2);                                        /* 4n + 4 */
-      a3 = n < 3 ? dp2a_lo (acc[2 * n + 3], w3, a3) : dp2a_hi (right, w2, a3); /* 4n + 5 */
-    }
-    v[4 * n] = a0;
-    v[4 * n + 1] = a1;
-    v[4 * n + 2] = a2;
-    v[4 * n + 3] = a3;
-  }
-  pack_bytes16 (v, 0x0062, out); /* the outputs are the sums' byte 2 */
-}
-
 /* The row pass of an output row: its 16 column sums (acc, words 0..3)
  * and the 4 sums on each side (left: pixels x - 4 .. x - 1, right: x + 16
  * .. x + 19, each as a word's even and odd packed sums), into 16 output
@@ -305,7 +224,7 @@ strip_row_pass (const uint32_t (&acc)[2 * kStripWords], uint32_t left_e, uint32_
   using namespace blur_detail;
   static_assert (R >= 1 && R <= 4, "the halo is one word on each side");
   if constexpr (R <= 2) {
-    strip_row_pass_dp2a<R> (acc, hd_byte_perm (left_e, left_o, 0x7632), hd_byte_perm (right_e, right_o, 0x5410), t,
+    strip_row_pass_pairs<R> (acc, hd_byte_perm (left_e, left_o, 0x7632), hd_byte_perm (right_e, right_o, 0x5410), t,
         out);
     return;
   }
@@ -340,13 +259,6 @@ blur_direct_taps (const uint16_t *x_half, int rx, const uint16_t *y_half, int ry
   }
   for (int d = 0; d <= ry; d++)
     t.y[d] = y_half[d];
-  const uint32_t t0 = t.xi[0], t1 = t.xi[1], t2 = R >= 2 ? t.xi[R >= 2 ? 2 : 0] : 0u;
-  t.x_identity = t0 > 255u;
-  if (!t.x_identity) {
-    t.xp[0] = t0 | t2 << 8 | t2 << 16 | t0 << 24;
-    t.xp[1] = t1 | t1 << 8 | t2 << 24;
-    t.xp[2] = t2;
-  }
   return t;
 }
 

@@ -13,10 +13,11 @@
  * kernel to 1 along a dimension of length 1: the same result).
  *
  * Three implementations, selectable for benchmarks (BlurVariant):
- *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no shared
- *             memory; a lane owns 16 pixels (one 16-byte load) of a run of
+ *  - Direct:  GRAY8, radius up to 4 (blur_direct.h): one launch, no
+ *             barrier; a lane owns 16 pixels (one 16-byte load) of a run of
  *             rows (3x3 and 5x5: streamed, as many rows as fill one
- *             resident wave; 7x7 and 9x9: 2), column sums packed two to a
+ *             resident wave, aligned rows prefetched through a shared-memory
+ *             ring; 7x7 and 9x9: 2), column sums packed two to a
  *             32-bit integer, the columns beside its 16 from neighbouring
  *             lanes by warp shuffle.
  *  - Fused:   one launch; a block loads its tile plus a halo of R rows and

@@ -1,4 +1,4 @@
-/* cudavision — cudablur's register-only GRAY8 kernel: its launcher and
+/* cudavision — cudablur's direct GRAY8 kernel: its launcher and
  * traits (blur_direct.h says how it works and why, blur_direct_strip.h
  * holds a lane's code, blur.h the arithmetic). */
 #include "blur_direct.h"
@@ -168,26 +168,128 @@ stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32
   acc[8] = first ? h : acc[8] + h;
 }
 
+/* Asynchronous copies of global memory into shared memory (sm_80 and up):
+ * a thread's copies form groups in the order it commits them, and waiting
+ * for all but its newest N groups makes the older ones' bytes visible to
+ * it (each lane reads only what it copied itself: no barrier). */
+__device__ __forceinline__ void
+cp_async16 (void *smem, const void *gmem)
+{
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
+      "l"(gmem)
+      : "memory");
+}
+
+__device__ __forceinline__ void
+cp_async4 (void *smem, const void *gmem)
+{
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
+      "l"(gmem)
+      : "memory");
+}
+
+__device__ __forceinline__ void
+cp_async_commit ()
+{
+  asm volatile ("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void
+cp_async_wait ()
+{
+  asm volatile ("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Aligned frames read their rows through a ring of kRingSlots rows in
+ * shared memory, kRingSlots - 1 of them in flight: every input row of a
+ * unit at 4K (8 output rows, 12 input rows) is requested within its first
+ * steps, where the register prefetch had one row in flight a lane and
+ * waited for DRAM at every step. A slot is 16 bytes a lane (main) and a
+ * word a segment end (ext); 8 slots are 33 KiB a block. The slot a row is
+ * copied into is unused yet or the one read the step before, whose words
+ * are already in registers. */
+constexpr int kRingSlots = 8;
+constexpr int kRingExt = 2 * kBlurDirectThreads / kSeg; /* the segments' two end lanes */
+struct RingSlots {
+  uint4 *main;   /* the lane's 16 bytes of slot 0; slot s at main[s * kBlurDirectThreads] */
+  uint32_t *ext; /* its halo word of slot 0 (segment ends); slot s at ext[s * kRingExt] */
+};
+
+/* Input row j of a unit (n_in rows; row_of (j) its address) into its
+ * slot, as one commit group (empty past the unit's last row, so that a
+ * step waits for a fixed count of groups). */
+template <class RowOf>
+__device__ __forceinline__ void
+ring_issue (const RowOf & row_of, const StreamLane & l, RingSlots ring, int j, int n_in)
+{
+  if (j < n_in) {
+    const uint8_t *row = row_of (j);
+    const int slot = j % kRingSlots;
+    if (l.load_main)
+      cp_async16 (ring.main + slot * kBlurDirectThreads, row + l.x);
+    if (l.load_ext)
+      cp_async4 (ring.ext + slot * kRingExt, row + l.ext);
+  }
+  cp_async_commit ();
+}
+
+/* Input row j's words, once its group (the oldest but kRingSlots - 2) is
+ * in; what lies outside the frame reads as 0, as stream_load<true> gives
+ * it. */
+__device__ __forceinline__ void
+ring_take (const StreamLane & l, RingSlots ring, int j, uint32_t (&w)[kStripWords])
+{
+  cp_async_wait<kRingSlots - 2> ();
+  const int slot = j % kRingSlots;
+  uint4 v = make_uint4 (0u, 0u, 0u, 0u);
+  if (l.load_main)
+    v = ring.main[slot * kBlurDirectThreads];
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+  w[kStripExt] = l.load_ext ? ring.ext[slot * kRingExt] : 0u;
+}
+
 /* One lane's unit: pixels x .. x + 15 of output rows y0 .. y0 + rows - 1,
  * streamed down its rows + 2R input rows. The packed column sums of the
  * L = 2R + 1 output rows an input row touches live in a ring of registers
- * (output p in slot p % L); each input row is added to them as it comes,
- * and the next row's load is issued before, so it has a whole step (a row
- * pass) to arrive. The loop body is unrolled L times so that every slot is
- * a constant. The steps' guards are the same for every lane (the warp's
- * units have the same height), so the shuffles, full-warp, stay converged;
- * only the stores are predicated. Row offsets are 32-bit (the launcher
- * checked that pitch * height fits): fewer instructions a row. */
+ * (output p in slot p % L); each input row is added to them as it comes.
+ * Aligned frames take their rows from the shared-memory ring (ring_issue,
+ * ring_take: kRingSlots - 1 rows requested ahead); the others load the next
+ * row into registers before a row is summed, so it has a step to arrive.
+ * The loop body is unrolled L times so that every slot of the sums is a
+ * constant. The steps' guards are the same for every lane (the warp's
+ * units have the same height), so the shuffles, full-warp, stay
+ * converged; only the stores are predicated. Row offsets are 32-bit (the
+ * launcher checked that pitch * height fits): fewer instructions a row. */
 template <int R, bool Aligned>
 __device__ __forceinline__ void
 stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict__ dst, size_t dpitch, int width,
-    int height, const BlurDirectTaps<R> &taps, const StreamLane &l, int y0, int rows, bool store)
+    int height, const BlurDirectTaps<R> &taps, const StreamLane &l, int y0, int rows, bool store, RingSlots ring)
 {
   constexpr int L = 2 * R + 1;
+  constexpr int ahead = kRingSlots - 1; /* rows in flight (aligned) */
+  const int n_in = rows + 2 * R;
   auto row_of = [&] (int j) { return src + (uint32_t) frame_row (y0 - R + j, height) * (uint32_t) spitch; };
   uint32_t acc[L][kSums];
-  /* the first 2R input rows, loaded together: output p's first rows */
-  {
+  uint32_t next[kStripWords]; /* unaligned: the next input row */
+  /* the first 2R input rows: output p's first rows */
+  if constexpr (Aligned) {
+#pragma unroll
+    for (int j = 0; j < ahead; j++)
+      ring_issue (row_of, l, ring, j, n_in);
+#pragma unroll
+    for (int j = 0; j < 2 * R; j++) {
+      uint32_t w[kStripWords];
+      ring_take (l, ring, j, w);
+      ring_issue (row_of, l, ring, j + ahead, n_in);
+#pragma unroll
+      for (int p = 0; p <= j; p++)
+        stream_accumulate<R> (w, l.hsel, taps.y, j - p, p == j, acc[p]);
+    }
+  } else {
     uint32_t w[2 * R][kStripWords];
 #pragma unroll
     for (int j = 0; j < 2 * R; j++)
@@ -197,21 +299,25 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
 #pragma unroll
       for (int p = 0; p <= j; p++)
         stream_accumulate<R> (w[j], l.hsel, taps.y, j - p, p == j, acc[p]);
+    stream_load<Aligned> (row_of (2 * R), l, width, next);
   }
-  uint32_t next[kStripWords];
-  stream_load<Aligned> (row_of (2 * R), l, width, next);
   for (int p0 = 0; p0 < rows; p0 += L) {
 #pragma unroll
     for (int r = 0; r < L; r++) {
       const int p = p0 + r; /* the output row this step finishes; input row p + 2R comes in */
       if (p < rows) {
         uint32_t w[kStripWords];
+        if constexpr (Aligned) {
+          ring_take (l, ring, p + 2 * R, w);
+          ring_issue (row_of, l, ring, p + 2 * R + ahead, n_in);
+        } else {
 #pragma unroll
-        for (int n = 0; n < kStripWords; n++)
-          w[n] = next[n];
-        /* past the unit's last step a row is loaded for nothing (reflected
-         * into the frame): cheaper than a test every step */
-        stream_load<Aligned> (row_of (p + 2 * R + 1), l, width, next);
+          for (int n = 0; n < kStripWords; n++)
+            w[n] = next[n];
+          /* past the unit's last step a row is loaded for nothing (reflected
+           * into the frame): cheaper than a test every step */
+          stream_load<Aligned> (row_of (p + 2 * R + 1), l, width, next);
+        }
 #pragma unroll
         for (int k = 0; k <= 2 * R; k++) /* output p + 2R - k, slot (r + 2R - k) % L */
           stream_accumulate<R> (w, l.hsel, taps.y, k, k == 0, acc[(r + 2 * R - k) % L]);
@@ -247,10 +353,11 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
   }
 }
 
-/* Blocks an SM holds: registers uncapped (117 at radius 2). Measured on an
- * H100 (2026-11-26, 5x5 at 4K): 2 blocks 13.95 us; capped at 80 registers
- * for 3 blocks 14.02-14.21 (more warps, but fewer instructions in flight
- * each). */
+/* Blocks an SM holds: registers uncapped (at radius 2: 119 with the
+ * shared-memory ring, 33 KiB a block; 126 unaligned). Measured on an H100
+ * (2026-11-26, 5x5 at 4K, register prefetch): 2 blocks 13.95 us; capped at
+ * 80 registers for 3 blocks 14.02-14.21 (more warps, but fewer
+ * instructions in flight each). */
 constexpr int kStreamMinBlocks = 2;
 
 /* Work units: a band of kSeg lanes (16 * kSeg pixels) across `rows` output
@@ -268,6 +375,13 @@ blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
     int width, int height, const BlurDirectTaps<R> taps, int rows, int bands, int units)
 {
   const int lane = threadIdx.x;
+  RingSlots ring { nullptr, nullptr };
+  if constexpr (Aligned) {
+    __shared__ uint4 ring_main[kRingSlots][kBlurDirectThreads];
+    __shared__ uint32_t ring_ext[kRingSlots][kRingExt];
+    ring.main = &ring_main[0][threadIdx.y * kSeg + lane];
+    ring.ext = &ring_ext[0][2 * threadIdx.y + (lane == kSeg - 1)];
+  }
   const int ub = (int) ((long) blockIdx.x * units / gridDim.x);
   const int ue = (int) ((long) (blockIdx.x + 1) * units / gridDim.x);
   for (int u = ub + threadIdx.y; __any_sync (0xffffffffu, u < ue); u += blockDim.y) {
@@ -282,7 +396,8 @@ blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
     l.load_ext = (l.first && l.x > 0 && l.x < width) || (l.last && l.x + 16 < width);
     l.refl_left = l.x == 0;
     l.refl_right = l.x + 16 == width;
-    stream_unit<R, Aligned> (src, spitch, dst, dpitch, width, height, taps, l, (v / bands) * rows, rows, u < ue);
+    stream_unit<R, Aligned> (src, spitch, dst, dpitch, width, height, taps, l, (v / bands) * rows, rows, u < ue,
+        ring);
   }
 }
 

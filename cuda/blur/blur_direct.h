@@ -1,4 +1,4 @@
-/* cudavision — cudablur's register-only kernel for GRAY8 (blur.h's
+/* cudavision — cudablur's direct kernel for GRAY8 (blur.h's
  * BlurVariant::Direct), internal to cuda/blur/: gaussian_blur calls it.
  *
  * A lane owns 16 adjacent pixels of a row (one 16-byte load) on a run of
@@ -9,19 +9,26 @@
  * and stored (one 16-byte store) as soon as its last input row is in, so
  * at most 2R + 1 rows of sums are live. The column sums beside a lane's 16
  * come from its neighbours by warp shuffle; only a segment's two end lanes
- * read one extra word each. No shared memory, no barrier, no halo tile:
- * the frame is read from DRAM about once (the R rows above and below a run
- * come from L2) and written once.
+ * read one extra word each. No barrier, no halo tile, no pixel shared
+ * between lanes through shared memory (the streaming kernel's row ring
+ * there is each lane's own): the frame is read from DRAM about once (the
+ * R rows above and below a run come from L2) and written once.
  *
  * Radius classes 1 and 2 (3x3, 5x5; blur_direct.cu's streaming kernel): a
- * lane's run is as long as fills one resident wave of blocks (6 rows at 4K
- * on an H100), the sums of 2R + 1 rows in a ring of registers, the next
- * row's load in flight while a row is finished, and every SM is given the
- * same number of runs. Measured on an H100 (2026-11-26,
- * cudavision-bench-kernels --only blur, 5x5, median of 200, µs): 8.35 at
- * 1920x1080, 9.73 at 2560x1440, 13.95 at 3840x2160, against 10.66, 12.42
- * and 17.02 for the 2-row kernel below in the same run (fused: 9.47,
- * 12.93, 21.07). Radius classes 3 and 4 (up to 9x9) keep the 2-row
+ * lane's run is as long as fills one resident wave of blocks (8 rows at 4K
+ * on an H100), the sums of 2R + 1 rows in a ring of registers, and every
+ * SM is given the same number of runs. Frames whose width is a multiple
+ * of 16 read their input rows through a ring of 8 rows in shared memory
+ * that asynchronous copies (cp.async) fill 7 rows ahead of the row being
+ * summed; other widths load the next row into registers while a row is
+ * finished. Measured on an H100 (2026-11-26,
+ * cudavision-bench-kernels --only blur, 5x5, median of 200, µs), with the
+ * register prefetch alone: 8.35 at 1920x1080, 9.73 at 2560x1440, 13.95 at
+ * 3840x2160, against 10.66, 12.42 and 17.02 for the 2-row kernel below in
+ * the same run (fused: 9.47, 12.93, 21.07); with the shared-memory ring
+ * (one later run, not beside the register form): 8.00 at 1920x1080 and
+ * 12.86 at 3840x2160 (fused 9.44 and 21.09 in that run). Radius classes 3
+ * and 4 (up to 9x9) keep the 2-row
  * kernel: a lane loads its 2 + 2R rows at once, kBlurDirectRows output
  * rows a lane; the halo is then at most one word on each side. Beyond,
  * the fused kernel runs.

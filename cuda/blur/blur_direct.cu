@@ -171,34 +171,48 @@ stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32
 /* Asynchronous copies of global memory into shared memory (sm_80 and up):
  * a thread's copies form groups in the order it commits them, and waiting
  * for all but its newest N groups makes the older ones' bytes visible to
- * it (each lane reads only what it copied itself: no barrier). */
+ * it (each lane reads only what it copied itself: no barrier). Before
+ * sm_80 (no cp.async) the copy goes through registers at once, and the
+ * commits and waits are nothing: the same words, only not in flight. */
 __device__ __forceinline__ void
 cp_async16 (void *smem, const void *gmem)
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
       "l"(gmem)
       : "memory");
+#else
+  *static_cast<uint4 *> (smem) = __ldg (static_cast<const uint4 *> (gmem));
+#endif
 }
 
 __device__ __forceinline__ void
 cp_async4 (void *smem, const void *gmem)
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
       "l"(gmem)
       : "memory");
+#else
+  *static_cast<uint32_t *> (smem) = __ldg (static_cast<const uint32_t *> (gmem));
+#endif
 }
 
 __device__ __forceinline__ void
 cp_async_commit ()
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.commit_group;\n" ::: "memory");
+#endif
 }
 
 template <int N>
 __device__ __forceinline__ void
 cp_async_wait ()
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile ("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
 }
 
 /* Aligned frames read their rows through a ring of kRingSlots rows in

@@ -66,9 +66,11 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const Ope
     if (k == 0)
       continue;
     const uint32_t weak = __ldg (&t.weak[lane]);
-    /* rep[2 lane] (low half) and rep[2 lane + 1] (high half; written when
-     * 2 lane + 1 < k) */
-    const uint32_t reps = 2 * lane < k ? __ldg (reinterpret_cast<const uint32_t *> (t.rep) + lane) : 0;
+    /* rep[2 lane] (low half) and rep[2 lane + 1] (high half), each read
+     * only where the tile wrote it (2 lane + 1 = k is not written: one
+     * 32-bit load would read it, uninitialized, though never use it) */
+    const uint32_t reps = (2 * lane < k ? (uint32_t) __ldg (t.rep + 2 * lane) : 0u)
+        | (2 * lane + 1 < k ? (uint32_t) __ldg (t.rep + 2 * lane + 1) << 16 : 0u);
     const bool s0 = 2 * lane < k && find_root (parent, tile_node (tile, 2 * lane)) == 0;
     const bool s1 = 2 * lane + 1 < k && find_root (parent, tile_node (tile, 2 * lane + 1)) == 0;
     const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 namespace cudavision {
 namespace {
@@ -174,27 +175,21 @@ stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32
  * it (each lane reads only what it copied itself: no barrier). Before
  * sm_80 (no cp.async) the copy goes through registers at once, and the
  * commits and waits are nothing: the same words, only not in flight. */
+template <int Bytes>
 __device__ __forceinline__ void
-cp_async16 (void *smem, const void *gmem)
+cp_async (void *smem, const void *gmem)
 {
+  static_assert (Bytes == 16 || Bytes == 4, "a ring slot's 16 bytes or a halo word");
 #if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
-      "l"(gmem)
-      : "memory");
+  const unsigned to = (unsigned) __cvta_generic_to_shared (smem);
+  /* .cg (L2 only) takes 16 bytes alone */
+  if constexpr (Bytes == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
+  else
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(gmem) : "memory");
 #else
-  *static_cast<uint4 *> (smem) = __ldg (static_cast<const uint4 *> (gmem));
-#endif
-}
-
-__device__ __forceinline__ void
-cp_async4 (void *smem, const void *gmem)
-{
-#if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned) __cvta_generic_to_shared (smem)),
-      "l"(gmem)
-      : "memory");
-#else
-  *static_cast<uint32_t *> (smem) = __ldg (static_cast<const uint32_t *> (gmem));
+  using Word = std::conditional_t<Bytes == 16, uint4, uint32_t>;
+  *static_cast<Word *> (smem) = __ldg (static_cast<const Word *> (gmem));
 #endif
 }
 
@@ -241,9 +236,9 @@ ring_issue (const RowOf & row_of, const StreamLane & l, RingSlots ring, int j, i
     const uint8_t *row = row_of (j);
     const int slot = j % kRingSlots;
     if (l.load_main)
-      cp_async16 (ring.main + slot * kBlurDirectThreads, row + l.x);
+      cp_async<16> (ring.main + slot * kBlurDirectThreads, row + l.x);
     if (l.load_ext)
-      cp_async4 (ring.ext + slot * kRingExt, row + l.ext);
+      cp_async<4> (ring.ext + slot * kRingExt, row + l.ext);
   }
   cp_async_commit ();
 }

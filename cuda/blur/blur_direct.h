@@ -25,10 +25,10 @@
  * cudavision-bench-kernels --only blur, 5x5, median of 200, µs), with the
  * register prefetch alone: 8.35 at 1920x1080, 9.73 at 2560x1440, 13.95 at
  * 3840x2160, against 10.66, 12.42 and 17.02 for the 2-row kernel below in
- * the same run (fused: 9.47, 12.93, 21.07); with the shared-memory ring
- * (one later run, not beside the register form): 8.00 at 1920x1080 and
- * 12.86 at 3840x2160 (fused 9.44 and 21.09 in that run). Radius classes 3
- * and 4 (up to 9x9) keep the 2-row
+ * the same run (fused: 9.47, 12.93, 21.07); with the shared-memory ring,
+ * beside the register form in one run: 8.06-8.13 against 8.26-8.42 at
+ * 1920x1080, 12.90-13.15 against 13.79-13.86 at 3840x2160. Radius classes
+ * 3 and 4 (up to 9x9) keep the 2-row
  * kernel: a lane loads its 2 + 2R rows at once, kBlurDirectRows output
  * rows a lane; the halo is then at most one word on each side. Beyond,
  * the fused kernel runs.

@@ -283,8 +283,11 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
       ot->pixels = pixels; /* for canny_read_counts */
     }
   } else if (multi && lane == 0) {
-    /* not open: canny.weak reads that it has no components */
+    /* not open: canny.weak reads that it has no components (and
+     * canny_read_counts copies the pixel count beside it: defined memory
+     * for compute-sanitizer's initcheck) */
     a.open_tiles[tile].components = 0;
+    a.open_tiles[tile].pixels = 0;
   }
 
   /* the tile's pixels */

@@ -105,6 +105,20 @@ struct GlobalLoad {
 };
 
 /* Each window's rectangle, for the pair scan. */
+/* A frame's counters zero and its key list all ones (unused keys sort
+ * last): one kernel instead of two memsets, one node fewer in the
+ * frame's graph. */
+__global__ void
+reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity)
+{
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < capacity || i < words; i += gridDim.x * blockDim.x) {
+    if (i < words)
+      header[i] = 0;
+    if (i < capacity)
+      keys[i] = ~(FaceKey) 0;
+  }
+}
+
 __global__ void
 decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned capacity,
     const LevelDesc *__restrict__ levels, int4 *rects)
@@ -215,6 +229,16 @@ facedetect_group_traits ()
 }
 
 namespace facedetect {
+
+CudaStatus
+launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity, cudaStream_t stream)
+{
+  const unsigned n = std::max (words, capacity);
+  const unsigned blocks = std::max (1u, std::min (1024u, (n + 255) / 256));
+  reset_kernel<<<blocks, 256, 0, stream>>> (header, words, keys, capacity);
+  CV_CUDA_TRY_LAUNCH ("facedetect reset_kernel");
+  return {};
+}
 
 CudaStatus
 sort_faces_scratch_bytes (unsigned capacity, size_t *bytes)

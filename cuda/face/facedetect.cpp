@@ -137,6 +137,14 @@ FaceDetector::ensure_lists (cudaStream_t stream)
       face_capacity_ = 0;
       return s;
     }
+    /* pinned memory is mapped (unified addressing): the device's address
+     * of it, for the publishing kernel */
+    const cudaError_t e = cudaHostGetDevicePointer (&host_state_device_, host_state_.get (), 0);
+    if (e != cudaSuccess) {
+      face_capacity_ = 0;
+      host_state_.reset ();
+      return { e, "face detection: mapped read-back buffer" };
+    }
     /* The read-back copies a fixed first chunk, beyond the keys written:
      * let it be defined memory (compute-sanitizer's initcheck). */
     CV_CUDA_TRY (cudaMemsetAsync (state_.get (), 0, bytes, stream));
@@ -215,12 +223,11 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
-  /* One read-back: the counters and the first keys together. */
-  uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
-  const size_t head = state_header_words_ * sizeof (uint32_t);
-  const unsigned first = std::min (face_capacity_, kFirstChunk);
-  CV_CUDA_TRY (cudaMemcpyAsync (host, header, head + first * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
-  return {};
+  /* One read-back: the counters and the first keys together, written by
+   * a kernel into the mapped pinned buffer. */
+  uint32_t *host = static_cast<uint32_t *> (host_state_device_);
+  return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_,
+      std::min (face_capacity_, kFirstChunk), host, reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
 }
 
 bool
@@ -268,7 +275,10 @@ CudaStatus
 FaceDetector::read_back (cudaStream_t stream)
 {
   using namespace facedetect;
-  CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+  /* With a frame held (latency-frames=1) the results are usually ready:
+   * a query costs the host less than a synchronize */
+  if (cudaEventQuery (read_.get ()) != cudaSuccess)
+    CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
   uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
   const size_t head = state_header_words_ * sizeof (uint32_t);
   const unsigned first = std::min (face_capacity_, kFirstChunk);
@@ -450,6 +460,7 @@ FaceDetector::release ()
            &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &boxes_ })
     b->reset ();
   host_state_.reset ();
+  host_state_device_ = nullptr;
   read_.reset ();
   graphs_.clear ();
   pending_ = {};

@@ -186,6 +186,7 @@ private:
    * one copy. */
   DeviceBuffer state_;
   PinnedBuffer host_state_;
+  void *host_state_device_ = nullptr; /* host_state_'s device address */
   size_t state_header_words_ = 0;
   unsigned face_capacity_ = 0;
   /* the device grouping's scratch */

@@ -195,16 +195,15 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   const int slot = fr.pending.begin_gpu_frame (hold);
   cudavision::FaceDetector & detector = fr.detectors[slot];
 
-  /* The frame first: the copy overlaps the detection on the same stream. */
+  /* The frame's copy and its luma in one launch (gst_cv_luma_gpu). */
   const GstCvLumaInput & input = *self->input;
-  GstFlowReturn ret = gst_cv_base_filter_check (base,
-      cudavision::copy_plane (src, dst, src.width * input.bpp, stream), "frame copy");
-  if (ret == GST_FLOW_OK && !detector.has_cascade ())
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (!detector.has_cascade ())
     ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
   cudavision::ConstImage8 gray;
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, gst_cv_luma_gpu (input, src, &fr.gray[slot], policy, stream, &gray),
-        "luma");
+    ret = gst_cv_base_filter_check (base,
+        gst_cv_luma_gpu (input, src, &fr.gray[slot], policy, stream, &gray, dst), "frame copy and luma");
   if (ret == GST_FLOW_OK)
     ret = gst_cv_base_filter_check (base, detector.enqueue (gray, s.params, policy, stream), "face detection");
   if (ret != GST_FLOW_OK)
@@ -257,15 +256,19 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
 static void
 post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf, const std::vector<cudavision::FaceRect> & faces)
 {
+  /* field names as quarks, looked up once (each lookup by string takes
+   * GLib's quark lock: a per-frame cost otherwise) */
+  static const GQuark q_face = g_quark_from_static_string ("face"), q_x = g_quark_from_static_string ("x"),
+                      q_y = g_quark_from_static_string ("y"), q_width = g_quark_from_static_string ("width"),
+                      q_height = g_quark_from_static_string ("height");
   GValue list = G_VALUE_INIT;
   g_value_init (&list, GST_TYPE_LIST);
   for (const cudavision::FaceRect & r : faces) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, GST_TYPE_STRUCTURE);
-    GstStructure *f = gst_structure_new ("face", "x", G_TYPE_UINT, (guint) r.x, "y", G_TYPE_UINT, (guint) r.y,
-        "width", G_TYPE_UINT, (guint) r.width, "height", G_TYPE_UINT, (guint) r.height, nullptr);
-    gst_value_set_structure (&v, f);
-    gst_structure_free (f);
+    g_value_take_boxed (&v, gst_structure_new_id (q_face, q_x, G_TYPE_UINT, (guint) r.x, q_y, G_TYPE_UINT,
+                                (guint) r.y, q_width, G_TYPE_UINT, (guint) r.width, q_height, G_TYPE_UINT,
+                                (guint) r.height, nullptr));
     gst_value_list_append_and_take_value (&list, &v);
   }
   GstStructure *st = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "facedetect", inbuf);

@@ -12,9 +12,15 @@ gst_cv_frame_message_new (GstBaseTransform * trans, const gchar * name, GstBuffe
     running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
   }
   GST_OBJECT_UNLOCK (trans);
-  return gst_structure_new (name, "timestamp", G_TYPE_UINT64, (guint64) ts, "stream-time", G_TYPE_UINT64,
-      (guint64) stream_time, "running-time", G_TYPE_UINT64, (guint64) running_time, "duration", G_TYPE_UINT64,
-      (guint64) GST_BUFFER_DURATION (inbuf), nullptr);
+  /* field names as quarks, looked up once (by string each lookup takes
+   * GLib's quark lock) */
+  static const GQuark q_ts = g_quark_from_static_string ("timestamp"),
+                      q_stream = g_quark_from_static_string ("stream-time"),
+                      q_running = g_quark_from_static_string ("running-time"),
+                      q_duration = g_quark_from_static_string ("duration");
+  return gst_structure_new_id (g_quark_from_string (name), q_ts, G_TYPE_UINT64, (guint64) ts, q_stream,
+      G_TYPE_UINT64, (guint64) stream_time, q_running, G_TYPE_UINT64, (guint64) running_time, q_duration,
+      G_TYPE_UINT64, (guint64) GST_BUFFER_DURATION (inbuf), nullptr);
 }
 
 void

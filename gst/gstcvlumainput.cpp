@@ -33,11 +33,12 @@ gst_cv_luma_cpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, std::ve
 
 cudavision::CudaStatus
 gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, cudavision::DeviceBuffer * scratch,
-    const cudavision::LaunchPolicy & policy, cudaStream_t stream, cudavision::ConstImage8 * out)
+    const cudavision::LaunchPolicy & policy, cudaStream_t stream, cudavision::ConstImage8 * out,
+    cudavision::Image8 copy)
 {
   if (in.gray) {
     *out = src;
-    return {};
+    return copy.data ? cudavision::copy_plane (src, copy, src.width, stream) : cudavision::CudaStatus {};
   }
   /* pitched rows keep the kernel's 4-byte output stores aligned */
   const size_t pitch = cudavision::aligned_pitch ((size_t) src.width);
@@ -45,7 +46,7 @@ gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, cudavis
   if (!s.ok ())
     return s;
   const cudavision::Image8 g { scratch->as<uint8_t> (), pitch, src.width, src.height };
-  s = cudavision::rgb_to_gray (src, in.layout, g, policy, stream);
+  s = cudavision::rgb_to_gray (src, in.layout, g, policy, stream, copy);
   *out = { g.data, g.pitch, g.width, g.height };
   return s;
 }

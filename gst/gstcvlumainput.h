@@ -29,7 +29,9 @@ cudavision::ConstImage8 gst_cv_luma_cpu (const GstCvLumaInput & in, cudavision::
     std::vector<uint8_t> * scratch);
 
 /* The same for a device frame, converted on `stream` into `scratch`
- * (grown as needed, pitched); `*out` is the luma. */
+ * (grown as needed, pitched); `*out` is the luma. With `copy` given (its
+ * data not null: plane 0 of the output frame), the frame is also copied
+ * there, in the same launch for colour frames. */
 cudavision::CudaStatus gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src,
     cudavision::DeviceBuffer * scratch, const cudavision::LaunchPolicy & policy, cudaStream_t stream,
-    cudavision::ConstImage8 * out);
+    cudavision::ConstImage8 * out, cudavision::Image8 copy = {});

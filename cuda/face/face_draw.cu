@@ -10,8 +10,11 @@ namespace cudavision {
 
 namespace {
 
+/* The boxes from device memory, or (a frame's usual few) in the launch's
+ * own parameters: no upload before the launch. */
+template <typename Boxes>
 __global__ void
-draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const int4 *__restrict__ boxes, int n)
+draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const Boxes boxes, int n)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   for (int b = blockIdx.y * blockDim.y + threadIdx.y; b < n; b += gridDim.y * blockDim.y) {
@@ -51,21 +54,27 @@ hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const
   }
 }
 
+template <typename Boxes>
 CudaStatus
-launch_draw (Image8 frame, const int4 *boxes, int n, int max_border, const LaunchPolicy & policy,
+launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc)
 {
   if (n <= 0 || max_border <= 0)
     return {};
   const KernelTraits & t = facedetect_draw_traits ();
-  const LaunchConfig c = policy.choose (t, cached_resources (draw_kernel), max_border, n);
+  const LaunchConfig c = policy.choose (t, cached_resources (draw_kernel<Boxes>), max_border, n);
   hook_call (hc, t, max_border, n, c, false, stream);
-  draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (frame.data, frame.pitch, frame.width, frame.height,
-      boxes, n);
+  draw_kernel<Boxes><<<grid_dim (c), block_dim (c), 0, stream>>> (frame.data, frame.pitch, frame.width,
+      frame.height, boxes, n);
   CV_CUDA_TRY_LAUNCH ("facedetect draw_kernel");
   hook_call (hc, t, max_border, n, c, true, stream);
   return {};
 }
+
+template CudaStatus launch_draw<const int4 *> (Image8, const int4 * const &, int, int, const LaunchPolicy &,
+    cudaStream_t, const HookContext &);
+template CudaStatus launch_draw<InlineBoxes> (Image8, const InlineBoxes &, int, int, const LaunchPolicy &,
+    cudaStream_t, const HookContext &);
 
 }  // namespace facedetect
 }  // namespace cudavision

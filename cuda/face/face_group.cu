@@ -105,6 +105,37 @@ struct GlobalLoad {
 };
 
 /* Each window's rectangle, for the pair scan. */
+/* A frame's counters zero and its key list all ones (unused keys sort
+ * last): one kernel instead of two memsets, one node fewer in the
+ * frame's graph. */
+__global__ void
+reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity)
+{
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < capacity || i < words; i += gridDim.x * blockDim.x) {
+    if (i < words)
+      header[i] = 0;
+    if (i < capacity)
+      keys[i] = ~(FaceKey) 0;
+  }
+}
+
+/* The frame's counters and its first sorted keys written straight into
+ * mapped pinned host memory: in a captured graph a device-to-host copy
+ * node costs the host several microseconds more a launch than a kernel
+ * node (cold caches, H100/H200, 2026-11-26). */
+__global__ void
+publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceKey *__restrict__ sorted,
+    unsigned capacity, unsigned first, uint32_t *host_header, FaceKey *host_keys)
+{
+  const unsigned n = min (min (header[0], capacity), first);
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < words || i < n; i += gridDim.x * blockDim.x) {
+    if (i < words)
+      host_header[i] = header[i];
+    if (i < n)
+      host_keys[i] = sorted[i];
+  }
+}
+
 __global__ void
 decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned capacity,
     const LevelDesc *__restrict__ levels, int4 *rects)
@@ -215,6 +246,26 @@ facedetect_group_traits ()
 }
 
 namespace facedetect {
+
+CudaStatus
+launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity, cudaStream_t stream)
+{
+  const unsigned n = std::max (words, capacity);
+  const unsigned blocks = std::max (1u, std::min (1024u, (n + 255) / 256));
+  reset_kernel<<<blocks, 256, 0, stream>>> (header, words, keys, capacity);
+  CV_CUDA_TRY_LAUNCH ("facedetect reset_kernel");
+  return {};
+}
+
+CudaStatus
+launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
+    unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream)
+{
+  const unsigned blocks = std::max (1u, (std::max (words, first) + 255) / 256);
+  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, first, host_header, host_keys);
+  CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
+  return {};
+}
 
 CudaStatus
 sort_faces_scratch_bytes (unsigned capacity, size_t *bytes)

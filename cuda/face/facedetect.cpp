@@ -137,6 +137,14 @@ FaceDetector::ensure_lists (cudaStream_t stream)
       face_capacity_ = 0;
       return s;
     }
+    /* pinned memory is mapped (unified addressing): the device's address
+     * of it, for the publishing kernel */
+    const cudaError_t e = cudaHostGetDevicePointer (&host_state_device_, host_state_.get (), 0);
+    if (e != cudaSuccess) {
+      face_capacity_ = 0;
+      host_state_.reset ();
+      return { e, "face detection: mapped read-back buffer" };
+    }
     /* The read-back copies a fixed first chunk, beyond the keys written:
      * let it be defined memory (compute-sanitizer's initcheck). */
     CV_CUDA_TRY (cudaMemsetAsync (state_.get (), 0, bytes, stream));
@@ -172,9 +180,11 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     leaves_.as<float> (), nstages_, window_width_, window_height_ };
   uint32_t *header = state_.as<uint32_t> ();
   FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
-  CV_CUDA_TRY (cudaMemsetAsync (header, 0, state_header_words_ * sizeof (uint32_t), stream));
-  /* unused keys all ones: they sort last */
-  CV_CUDA_TRY (cudaMemsetAsync (keys_.get (), 0xff, (size_t) face_capacity_ * sizeof (FaceKey), stream));
+  /* the counters zero, unused keys all ones: they sort last */
+  CudaStatus rs = launch_reset_results (header, (unsigned) state_header_words_, keys_.as<FaceKey> (), face_capacity_,
+      stream);
+  if (!rs.ok ())
+    return rs;
   const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
   /* lanes per window: a power of two up to a warp, one where the
    * cascade's stage sums could round differently in another order */
@@ -213,12 +223,11 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
-  /* One read-back: the counters and the first keys together. */
-  uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
-  const size_t head = state_header_words_ * sizeof (uint32_t);
-  const unsigned first = std::min (face_capacity_, kFirstChunk);
-  CV_CUDA_TRY (cudaMemcpyAsync (host, header, head + first * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
-  return {};
+  /* One read-back: the counters and the first keys together, written by
+   * a kernel into the mapped pinned buffer. */
+  uint32_t *host = static_cast<uint32_t *> (host_state_device_);
+  return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_,
+      std::min (face_capacity_, kFirstChunk), host, reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
 }
 
 bool
@@ -266,7 +275,10 @@ CudaStatus
 FaceDetector::read_back (cudaStream_t stream)
 {
   using namespace facedetect;
-  CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+  /* With a frame held (latency-frames=1) the results are usually ready:
+   * a query costs the host less than a synchronize */
+  if (cudaEventQuery (read_.get ()) != cudaSuccess)
+    CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
   uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
   const size_t head = state_header_words_ * sizeof (uint32_t);
   const unsigned first = std::min (face_capacity_, kFirstChunk);
@@ -321,8 +333,16 @@ FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const 
 {
   Pending & f = pending_;
   f.active = false;
-  f.levels = has_cascade () ? plan_face_levels (gray.width, gray.height, window_width_, window_height_, params)
-                            : std::vector<FaceLevel> ();
+  f.levels.clear ();
+  if (has_cascade ()) {
+    const int key[4] = { gray.width, gray.height, window_width_, window_height_ };
+    if (!std::equal (key, key + 4, levels_key_) || !same_params (params, levels_params_) || levels_cache_.empty ()) {
+      levels_cache_ = plan_face_levels (gray.width, gray.height, window_width_, window_height_, params);
+      std::copy (key, key + 4, levels_key_);
+      levels_params_ = params;
+    }
+    f.levels = levels_cache_;
+  }
   if (f.levels.empty ())
     return {};
   if (!same_params (params, plan_params_)) {
@@ -412,17 +432,25 @@ FaceDetector::draw (Image8 frame, const std::vector<FaceRect> & boxes, const Lau
 {
   if (boxes.empty ())
     return {};
-  std::vector<int4> v;
   int max_border = 0;
-  for (const FaceRect & r : boxes) {
-    v.push_back ({ r.x, r.y, r.width, r.height });
+  for (const FaceRect & r : boxes)
     max_border = std::max (max_border, box_border (r.x, r.y, r.width, r.height, frame.width, frame.height).count ());
+  const facedetect::HookContext hc { &hook, -1, frame.width, frame.height };
+  const int n = (int) boxes.size ();
+  if (n <= facedetect::kInlineBoxes) {
+    /* the usual few: in the launch itself, no upload */
+    facedetect::InlineBoxes in {};
+    for (int i = 0; i < n; i++)
+      in.box[i] = { boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height };
+    return facedetect::launch_draw (frame, in, n, max_border, policy, stream, hc);
   }
+  std::vector<int4> v;
+  for (const FaceRect & r : boxes)
+    v.push_back ({ r.x, r.y, r.width, r.height });
   const CudaStatus s = upload (boxes_, v, stream);
   if (!s.ok ())
     return s;
-  return facedetect::launch_draw (frame, boxes_.as<int4> (), (int) v.size (), max_border, policy, stream,
-      { &hook, -1, frame.width, frame.height });
+  return facedetect::launch_draw (frame, boxes_.as<const int4> (), n, max_border, policy, stream, hc);
 }
 
 void
@@ -432,9 +460,11 @@ FaceDetector::release ()
            &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &boxes_ })
     b->reset ();
   host_state_.reset ();
+  host_state_device_ = nullptr;
   read_.reset ();
   graphs_.clear ();
   pending_ = {};
+  levels_cache_.clear ();
   plan_ = {};
   list_capacity_[0] = list_capacity_[1] = face_capacity_ = edge_capacity_ = 0;
   state_header_words_ = 0;

@@ -158,6 +158,12 @@ private:
   Schedule schedule_;
   size_t batch_cap_ = facedetect::kBatchIntegralBytes;
 
+  /* plan_face_levels of the last frame size and parameters (the same
+   * every frame of a stream: computed once) */
+  std::vector<FaceLevel> levels_cache_;
+  int levels_key_[4] = { 0, 0, 0, 0 }; /* width, height, window width, height */
+  FaceDetectParams levels_params_;
+
   /* the pyramid of the last frame size (rebuilt when it changes) */
   facedetect::FacePlan plan_;
   int plan_width_ = 0, plan_height_ = 0;
@@ -180,6 +186,7 @@ private:
    * one copy. */
   DeviceBuffer state_;
   PinnedBuffer host_state_;
+  void *host_state_device_ = nullptr; /* host_state_'s device address */
   size_t state_header_words_ = 0;
   unsigned face_capacity_ = 0;
   /* the device grouping's scratch */

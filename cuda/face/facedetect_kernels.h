@@ -105,13 +105,31 @@ struct GroupScratch {
  * class root (its first similar window, cv::partition's numbering) into
  * its key's low bits (face_group.cu). */
 CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
+/* Before a frame's search: `words` counters zero, `capacity` keys all
+ * ones. */
+CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity,
+    cudaStream_t stream);
+/* After the sort: the `words` counters and the first min (count, capacity,
+ * `first`) sorted keys to the host (mapped pinned memory, device
+ * pointers). */
+CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
+    unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
     bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
-/* Draws the borders of `n` device boxes (x, y, w, h) on a 4-byte frame;
+/* Up to this many boxes travel in the draw launch's parameters. */
+constexpr int kInlineBoxes = 32;
+struct InlineBoxes {
+  int4 box[kInlineBoxes];
+  __host__ __device__ const int4 & operator[] (int i) const { return box[i]; }
+};
+
+/* Draws the borders of `n` boxes (x, y, w, h) on a 4-byte frame: `boxes`
+ * a device array (const int4 *) or InlineBoxes (n <= kInlineBoxes);
  * `max_border` is the largest border pixel count of any box. */
-CudaStatus launch_draw (Image8 frame, const int4 *boxes, int n, int max_border, const LaunchPolicy & policy,
+template <typename Boxes>
+CudaStatus launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* Calls the hook (if any) around a launch. */

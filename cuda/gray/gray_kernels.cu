@@ -34,10 +34,13 @@ gray4 (const uint32_t (&w)[CH])
   return out;
 }
 
-template <int CH, int RO, int GO, int BO, bool VEC>
+/* COPY: the source pixels also go to `copy` unchanged (an element that
+ * passes its frame through and needs its luma: one launch instead of a
+ * copy call and a launch, each a few microseconds of host time). */
+template <int CH, int RO, int GO, int BO, bool VEC, bool COPY>
 __global__ void
 rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *__restrict__ dst,
-    size_t dst_pitch, int width, int height)
+    size_t dst_pitch, int width, int height, uint8_t *__restrict__ copy, size_t copy_pitch)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kPixelsPerThread;
   if (x0 >= width)
@@ -55,10 +58,15 @@ rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *
           if constexpr (CH == 4) {
             const uint4 v = __ldg (reinterpret_cast<const uint4 *> (s));
             w[r][0] = v.x; w[r][1] = v.y; w[r][2] = v.z; w[r][3] = v.w;
+            if constexpr (COPY)
+              *reinterpret_cast<uint4 *> (copy + y * copy_pitch + (size_t) x0 * CH) = v;
           } else {
 #pragma unroll
-            for (int i = 0; i < CH; i++)
+            for (int i = 0; i < CH; i++) {
               w[r][i] = __ldg (reinterpret_cast<const uint32_t *> (s) + i);
+              if constexpr (COPY)
+                reinterpret_cast<uint32_t *> (copy + y * copy_pitch + (size_t) x0 * CH)[i] = w[r][i];
+            }
           }
         }
       }
@@ -77,6 +85,9 @@ rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *
         const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
         for (int p = 0; p < n; p++)
           dst[y * dst_pitch + x0 + p] = rgb_to_gray_u8 (s[p * CH + RO], s[p * CH + GO], s[p * CH + BO]);
+        if constexpr (COPY)
+          for (int i = 0; i < n * CH; i++)
+            copy[y * copy_pitch + (size_t) x0 * CH + i] = s[i];
       }
     }
   }
@@ -105,16 +116,22 @@ aligned (const void *p, size_t pitch, size_t a)
 
 template <int CH, int RO, int GO, int BO>
 CudaStatus
-launch (ConstImage8 src, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream, const KernelTraits & traits)
+launch (ConstImage8 src, Image8 dst, Image8 copy, const LaunchPolicy & policy, cudaStream_t stream,
+    const KernelTraits & traits)
 {
   /* Vector loads need 16-byte (RGBA) or 4-byte (RGB) aligned rows and the
    * 4-byte stores 4-byte aligned rows; our own frames (256-byte pitch)
    * always have them, other memory may not. */
-  const bool vec = aligned (src.data, src.pitch, CH == 4 ? 16 : 4) && aligned (dst.data, dst.pitch, 4);
-  auto kernel = vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true> : rgb_to_gray_kernel<CH, RO, GO, BO, false>;
+  const size_t a = CH == 4 ? 16 : 4;
+  const bool vec = aligned (src.data, src.pitch, a) && aligned (dst.data, dst.pitch, 4) &&
+      (!copy.data || aligned (copy.data, copy.pitch, a));
+  auto kernel = copy.data ? (vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true, true>
+                                 : rgb_to_gray_kernel<CH, RO, GO, BO, false, true>)
+                          : (vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true, false>
+                                 : rgb_to_gray_kernel<CH, RO, GO, BO, false, false>);
   const LaunchConfig c = policy.choose (traits, cached_resources (kernel), src.width, src.height);
   kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch, src.width,
-      src.height);
+      src.height, copy.data, copy.pitch);
   CV_CUDA_TRY_LAUNCH ("rgb_to_gray_kernel");
   return {};
 }
@@ -137,20 +154,20 @@ gray_packed3_traits ()
 
 CudaStatus
 rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    cudaStream_t stream, Image8 copy)
 {
   if (src.width <= 0 || src.height <= 0)
     return {};
   const PackedRgbLayout l = packed_rgb_layout (layout);
   const KernelTraits & t4 = gray_packed4_traits ();
   if (l.channels == 3)
-    return l.r == 0 ? launch<3, 0, 1, 2> (src, dst, policy, stream, gray_packed3_traits ())
-                    : launch<3, 2, 1, 0> (src, dst, policy, stream, gray_packed3_traits ());
+    return l.r == 0 ? launch<3, 0, 1, 2> (src, dst, copy, policy, stream, gray_packed3_traits ())
+                    : launch<3, 2, 1, 0> (src, dst, copy, policy, stream, gray_packed3_traits ());
   switch (l.r) {
-    case 0: return launch<4, 0, 1, 2> (src, dst, policy, stream, t4);  /* RGBA, RGBx */
-    case 2: return launch<4, 2, 1, 0> (src, dst, policy, stream, t4);  /* BGRA, BGRx */
-    case 1: return launch<4, 1, 2, 3> (src, dst, policy, stream, t4);  /* ARGB, xRGB */
-    default: return launch<4, 3, 2, 1> (src, dst, policy, stream, t4); /* ABGR, xBGR */
+    case 0: return launch<4, 0, 1, 2> (src, dst, copy, policy, stream, t4);  /* RGBA, RGBx */
+    case 2: return launch<4, 2, 1, 0> (src, dst, copy, policy, stream, t4);  /* BGRA, BGRx */
+    case 1: return launch<4, 1, 2, 3> (src, dst, copy, policy, stream, t4);  /* ARGB, xRGB */
+    default: return launch<4, 3, 2, 1> (src, dst, copy, policy, stream, t4); /* ABGR, xBGR */
   }
 }
 

@@ -422,6 +422,14 @@ TEST (FaceGpuElement, KnownPositionsLfwMosaic)
     EXPECT_LE (s.false_positives * 100, t.tiles) << mode << ": " << s.false_positives << " false positives";
     EXPECT_TRUE (same_rects (r.metas, opencv_faces (to_gray (t.rgb)))) << mode;
   }
+  /* more boxes than travel in the draw launch's parameters: drawn from
+   * device memory, pixel for pixel as the CPU backend draws them */
+  const FaceRun gpu = run_face_rgb ("cudafacedetect backend=cuda", t.rgb, GST_VIDEO_FORMAT_RGBA);
+  const FaceRun cpu = run_face_rgb ("cudafacedetect backend=cpu", t.rgb, GST_VIDEO_FORMAT_RGBA);
+  ASSERT_TRUE (gpu.ok && cpu.ok);
+  EXPECT_GT (gpu.metas.size (), 32u);
+  EXPECT_TRUE (same_rects (gpu.metas, cpu.metas));
+  EXPECT_EQ (compare (gpu.out, cpu.out).differing, 0);
 }
 
 /* GRAY8 in device memory from cudagray, device memory out. */

@@ -5,7 +5,9 @@
 #include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace cudavision {
 namespace cpu {
@@ -47,9 +49,20 @@ FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
   if (!loaded () || gray.width <= 0 || gray.height <= 0)
     return out;
   const cv::Mat m (gray.height, gray.width, CV_8UC1, const_cast<uint8_t *> (gray.data), gray.pitch);
+  /* detectMultiScale's own steps, in a fixed order: its threads append
+   * the raw windows in whatever order they finish, so the grouped faces
+   * come out in an order that changes from run to run. Sorted (y, x, size,
+   * as the GPU backend sorts them) and grouped as it groups them
+   * (groupRectangles, eps 0.2): the same faces, always in one order, the
+   * GPU backend's. */
   std::vector<cv::Rect> rects;
-  cascade_->detectMultiScale (m, rects, p.scale_factor, p.min_neighbors, 0, cv::Size (p.min_width, p.min_height),
+  cascade_->detectMultiScale (m, rects, p.scale_factor, 0, 0, cv::Size (p.min_width, p.min_height),
       cv::Size (p.max_width, p.max_height));
+  std::sort (rects.begin (), rects.end (), [] (const cv::Rect & a, const cv::Rect & b) {
+    return std::tie (a.y, a.x, a.width, a.height) < std::tie (b.y, b.x, b.width, b.height);
+  });
+  if (p.min_neighbors > 0)
+    cv::groupRectangles (rects, p.min_neighbors, 0.2);
   for (const cv::Rect & r : rects)
     out.push_back ({ r.x, r.y, r.width, r.height });
   return out;

@@ -57,6 +57,15 @@ const KernelTraits & flow_lk_traits ();    /* x-only; threads rounded up to whol
 const KernelTraits & flow_color_traits ();
 const KernelTraits & flow_draw_traits ();  /* one thread per point */
 
+/* Where the input kernel finds the frame (and the copy), when it reads
+ * them on the device (FlowPyramid::build_input_from). */
+struct FlowInputArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *copy; /* null: no copy */
+  size_t copy_pitch;
+};
+
 /* A frame's pyramid on the device: levels 0..levels()-1 of GRAY8 and
  * their Scharr derivatives (pack_deriv's int16 pairs, 4 bytes a pixel).
  * Create, use and release it with the element's context current. */
@@ -67,14 +76,26 @@ public:
   CudaStatus build (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream);
 
-  /* build () in two halves: level 0 from the frame (with `copy`, the frame
-   * is also copied there, bytes as they are, by the same kernel), then
-   * build_levels () for levels 1.. and every level's derivatives. Between
-   * the two, level (0) is ready (in stream order), the rest is not.
-   * build_base may allocate; build_levels only launches (capturable). */
+  /* build () in parts, for callers that queue a frame's work as one
+   * graph: prepare () sizes the levels (it may allocate; nothing is
+   * launched), then level 0 from the frame (with `copy`, the frame is also
+   * copied there, bytes as they are, by the same kernel): build_input
+   * with the frame's pointers as arguments, or build_input_from with
+   * them read from `args` on the device when the kernel runs (a graph
+   * replayed for every frame); then build_levels () for levels 1.. and
+   * every level's derivatives. build_input_from needs input_vectorizable
+   * () for the frame and the copy. */
+  CudaStatus prepare (const CornerInput & frame, int window, int max_level, cudaStream_t stream);
+  CudaStatus build_input (const CornerInput & frame, const Image8 * copy, const LaunchPolicy & policy,
+      cudaStream_t stream);
+  CudaStatus build_input_from (const FlowInputArgs * args, bool gray, PackedRgb layout, bool copy,
+      const LaunchPolicy & policy, cudaStream_t stream);
+  CudaStatus build_levels (const LaunchPolicy & policy, cudaStream_t stream);
+  /* The frame (and the copy) allow the input kernel's word loads. */
+  static bool input_vectorizable (const CornerInput & frame, const Image8 * copy);
+  /* prepare, then build_input. */
   CudaStatus build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream, const Image8 * copy = nullptr);
-  CudaStatus build_levels (const LaunchPolicy & policy, cudaStream_t stream);
 
   int levels () const { return levels_; }
   int width () const { return levels_ ? level_[0].width : 0; }
@@ -141,7 +162,7 @@ struct FlowResultsHeader {
   uint32_t count;   /* vectors that follow */
   uint32_t tracked; /* sparse: of them, status 1 */
   uint32_t listed;  /* sparse: points in the list tracked (alive or not) */
-  uint32_t reserved;
+  uint32_t done;    /* 1 once the GPU wrote it all (the host zeroes it before) */
 };
 
 
@@ -160,10 +181,12 @@ class FlowSession {
 public:
   /* A new frame: its pyramid; the one before becomes the previous frame.
    * With `copy` the frame is also copied there (same kernel as level 0).
-   * With `defer_levels` only level 0 is built now: the next enqueue_*
-   * builds the rest (inside its graph). Asynchronous. */
+   * With `defer` nothing is launched yet: the next enqueue_* builds the
+   * pyramid (inside its graph, the frame's pointers passed through
+   * memory); the frame and `copy` must stay valid until then.
+   * Asynchronous. */
   CudaStatus push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
-      cudaStream_t stream, const Image8 * copy = nullptr, bool defer_levels = false);
+      cudaStream_t stream, const Image8 * copy = nullptr, bool defer = false);
   /* A previous frame of the same size and window exists. */
   bool has_previous () const { return has_prev_; }
   /* Forgets the previous frame and the points (flush, gap, new caps). */
@@ -191,8 +214,9 @@ public:
   CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
   CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
 
-  /* Waits for `slot`'s results; `head` and `vectors` stay valid until the
-   * slot's next enqueue. */
+  /* Waits for `slot`'s results (no CUDA call when the GPU has written
+   * them: FlowResultsHeader::done); `head` and `vectors` stay valid until
+   * the slot's next enqueue. */
   CudaStatus results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors);
 
   /* enqueue_*, then results into `out`. */
@@ -213,12 +237,28 @@ private:
   CudaStatus ensure_slot (int slot, size_t vectors);
   CudaStatus ensure_events ();
   CudaStatus collect (int slot, std::vector<FlowVector> * out);
+  /* Before a frame's enqueue into `slot`: the frame two before, which used
+   * the slot (and its input arguments), is done; the slot's header is
+   * zeroed. Then the frame's level 0 source: true when the graph reads
+   * the frame's pointers from args (written here), false when level 0 was
+   * launched here directly (or needs nothing). */
+  CudaStatus begin_slot (int slot, size_t vectors, cudaStream_t stream);
+  CudaStatus input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_t stream, bool * in_graph);
+  /* The graph's launches after the tracking: the results' done word and
+   * the slot's event. */
+  CudaStatus finish_slot (int slot, cudaStream_t stream);
 
   FlowPyramid pyr_[2];
   int cur_ = 0;          /* pyr_[cur_] is the current frame's */
   bool built_ = false;   /* pyr_[cur_] holds a frame since the last reset */
   bool has_prev_ = false;
-  bool levels_pending_ = false; /* pyr_[cur_] has level 0 only */
+  bool levels_pending_ = false; /* pyr_[cur_]'s levels 1.. and derivatives are not queued yet */
+  bool input_pending_ = false;  /* nor is its level 0: input_ / copy_ say from what */
+  CornerInput input_;
+  Image8 copy_;
+  bool has_copy_ = false;
+  PinnedBuffer args_;           /* FlowInputArgs a slot, written by the host */
+  DeviceBuffer dargs_;          /* their copy on the device, read by the input kernel */
   /* Two point lists (x y pairs) with a flag byte per point and their
    * lengths (counts_[i], device): the list to track is in_ (flags:
    * alive); a track writes the other one (flags: status) and makes it the

@@ -11,6 +11,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace cudavision {
@@ -188,7 +189,6 @@ publish_sparse_kernel (const float2 *__restrict__ prev, const uint8_t *__restric
     head->count = (uint32_t) base;
     head->tracked = (uint32_t) tracked;
     head->listed = (uint32_t) listed;
-    head->reserved = 0;
   }
 }
 
@@ -203,8 +203,18 @@ publish_dense_kernel (const float2 *__restrict__ prev, const float2 *__restrict_
     head->count = (uint32_t) n;
     head->tracked = 0;
     head->listed = (uint32_t) n;
-    head->reserved = 0;
   }
+}
+
+/* After the results' kernel (a kernel boundary: its writes to host memory
+ * were all issued, and the bus keeps them in order): the word the host
+ * polls instead of waiting on the event. */
+__global__ void
+results_done_kernel (FlowResultsHeader *head)
+{
+  __threadfence_system ();
+  *reinterpret_cast<volatile uint32_t *> (&head->done) = 1;
+  __threadfence_system ();
 }
 
 /* A new list of points, all alive: from x y pairs (host list staged in
@@ -441,28 +451,29 @@ record_done (cudaEvent_t e, cudaStream_t st)
 
 CudaStatus
 FlowSession::push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
-    cudaStream_t stream, const Image8 * copy, bool defer_levels)
+    cudaStream_t stream, const Image8 * copy, bool defer)
 {
-  if (levels_pending_) {
-    /* the frame before was never tracked: its levels first (it becomes
-     * the previous frame) */
-    levels_pending_ = false;
-    const CudaStatus s = pyr_[cur_].build_levels (policy, stream);
-    if (!s.ok ()) {
-      reset ();
-      return s;
-    }
+  if (input_pending_ || levels_pending_) {
+    /* the frame before was never enqueued (a failure after push_frame):
+     * its pyramid is incomplete, no previous frame for this one */
+    input_pending_ = levels_pending_ = false;
+    built_ = false;
   }
   const int prev = cur_;
   cur_ = 1 - cur_;
-  CudaStatus s = pyr_[cur_].build_base (frame, p.window, p.max_level, policy, stream, copy);
-  if (s.ok () && !defer_levels)
+  CudaStatus s = pyr_[cur_].prepare (frame, p.window, p.max_level, stream);
+  if (s.ok () && !defer)
+    s = pyr_[cur_].build_input (frame, copy, policy, stream);
+  if (s.ok () && !defer)
     s = pyr_[cur_].build_levels (policy, stream);
   if (!s.ok ()) {
     reset ();
     return s;
   }
-  levels_pending_ = defer_levels;
+  input_pending_ = levels_pending_ = defer && pyr_[cur_].levels () > 0;
+  input_ = frame;
+  has_copy_ = copy != nullptr;
+  copy_ = copy ? *copy : Image8 {};
   const FlowPyramid & a = pyr_[prev];
   const FlowPyramid & b = pyr_[cur_];
   has_prev_ = built_ && a.levels () > 0 && a.width () == b.width () && a.height () == b.height () &&
@@ -474,7 +485,7 @@ FlowSession::push_frame (const CornerInput & frame, const FlowParams & p, const 
 void
 FlowSession::reset ()
 {
-  levels_pending_ = false; /* the frame before is no use any more */
+  levels_pending_ = input_pending_ = false; /* the frame before is no use any more */
   built_ = false;
   has_prev_ = false;
   has_points_ = false;
@@ -555,6 +566,52 @@ FlowSession::ensure_slot (int slot, size_t vectors)
 }
 
 CudaStatus
+FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
+{
+  CudaStatus s = ensure_events ();
+  if (s.ok ())
+    s = ensure_slot (slot, vectors);
+  if (s.ok () && !args_.get ())
+    s = args_.allocate (2 * sizeof (FlowInputArgs));
+  if (s.ok () && !dargs_.get ())
+    s = dargs_.allocate (2 * sizeof (FlowInputArgs));
+  if (!s.ok ())
+    return s;
+  (void) stream;
+  FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
+  /* the frame two before used this slot and its arguments: done when its
+   * done word says so (the last of its graph before the event), else wait */
+  if (done_recorded_[slot] && *reinterpret_cast<volatile uint32_t *> (&head->done) != 1)
+    CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
+  *reinterpret_cast<volatile uint32_t *> (&head->done) = 0;
+  return {};
+}
+
+CudaStatus
+FlowSession::input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_t stream, bool * in_graph)
+{
+  *in_graph = false;
+  if (!input_pending_)
+    return {};
+  input_pending_ = false;
+  const Image8 *copy = has_copy_ ? &copy_ : nullptr;
+  if (!policy.replays_allowed () || !FlowPyramid::input_vectorizable (input_, copy))
+    return pyr_[cur_].build_input (input_, copy, policy, stream);
+  FlowInputArgs *a = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  *a = { input_.image.data, input_.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
+  *in_graph = true;
+  return {};
+}
+
+CudaStatus
+FlowSession::finish_slot (int slot, cudaStream_t stream)
+{
+  results_done_kernel<<<1, 1, 0, stream>>> (static_cast<FlowResultsHeader *> (slots_[slot].get ()));
+  CV_CUDA_TRY_LAUNCH ("results_done_kernel");
+  return record_done (done_[slot].get (), stream);
+}
+
+CudaStatus
 FlowSession::set_points (const std::vector<float> & xy, cudaStream_t stream)
 {
   const int n = (int) (xy.size () / 2);
@@ -599,16 +656,49 @@ FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
   return {};
 }
 
+namespace {
+
+/* What a frame's graph depends on besides the buffers' addresses (which
+ * change only with an allocation: that drops every graph): one value, so
+ * that the key is one copy. */
+struct FrameKey {
+  int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n;
+  int window, max_level, iterations, capacity;
+  double epsilon, min_eig;
+  const void *head;
+  size_t slot_capacity;
+};
+
+FrameKey
+frame_key (int mode, const FlowPyramid & pyr, const FlowParams & p)
+{
+  FrameKey k;
+  std::memset (&k, 0, sizeof (k)); /* padding too: the key is its bytes */
+  k.mode = mode;
+  k.pyr_levels = pyr.levels ();
+  k.w = pyr.width ();
+  k.h = pyr.height ();
+  k.window = p.window;
+  k.max_level = p.max_level;
+  k.iterations = p.iterations;
+  k.epsilon = p.epsilon;
+  k.min_eig = p.min_eig;
+  return k;
+}
+
+}  // namespace
+
 CudaStatus
 FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
 {
   const int slot = cur_;
   const bool track = has_prev_ && has_points_;
-  CudaStatus s = ensure_events ();
+  CudaStatus s = ensure_points (0, stream);
   if (s.ok ())
-    s = ensure_points (0, stream);
+    s = begin_slot (slot, (size_t) capacity_, stream);
+  bool input = false;
   if (s.ok ())
-    s = ensure_slot (slot, (size_t) capacity_);
+    s = input_for_graph (slot, policy, stream, &input);
   if (!s.ok ())
     return s;
   const int from = in_, to = 1 - in_;
@@ -617,15 +707,32 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
   uint32_t *counts = counts_.as<uint32_t> ();
+  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
 
   /* The frame's launches as one graph (captured_graphs.h), keyed by all
-   * they depend on: the pyramids, lists and slot by parity (their
-   * addresses change only with an allocation, which drops the graphs). */
+   * they depend on: the pyramids, lists, slot and arguments by parity. */
+  FrameKey k = frame_key (0, pyr_[cur_], p);
+  k.cur = cur_;
+  k.from = from;
+  k.track = track;
+  k.input = input;
+  k.gray = input_.gray;
+  k.layout = (int) input_.layout;
+  k.copy = has_copy_;
+  k.levels = levels;
+  k.capacity = capacity_;
+  k.head = head;
+  k.slot_capacity = slot_capacity_[slot];
   CapturedGraphs::Key key;
-  key.add (0).add (cur_).add (from).add (track).add (levels).add (pyr_[cur_].levels ()).add (pyr_[cur_].width ());
-  key.add (pyr_[cur_].height ()).add (p.window).add (p.max_level).add (p.iterations).add (p.epsilon).add (p.min_eig);
-  key.add (capacity_).add (head).add (slot_capacity_[slot]);
+  key.add (k);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (input) {
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
+      if (!r.ok ())
+        return r;
+    }
     if (levels) {
       const CudaStatus r = pyr_[cur_].build_levels (policy, st);
       if (!r.ok ())
@@ -646,7 +753,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
           head, vectors);
     }
     CV_CUDA_TRY_LAUNCH ("publish_sparse_kernel");
-    return record_done (done_[slot].get (), st);
+    return finish_slot (slot, st);
   });
   if (!s.ok ())
     return s;
@@ -671,23 +778,42 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   const int slot = cur_;
   const FlowPyramid & cur = pyr_[cur_];
   const int n = has_prev_ ? flow_grid_cols (cur.width (), step) * flow_grid_rows (cur.height (), step) : 0;
-  CudaStatus s = ensure_events ();
+  CudaStatus s = ensure_points (n, stream);
   if (s.ok ())
-    s = ensure_points (n, stream);
+    s = begin_slot (slot, (size_t) n, stream);
+  bool input = false;
   if (s.ok ())
-    s = ensure_slot (slot, (size_t) n);
+    s = input_for_graph (slot, policy, stream, &input);
   if (!s.ok ())
     return s;
   const bool levels = levels_pending_;
   levels_pending_ = false;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
+  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
 
+  FrameKey k = frame_key (1, cur, p);
+  k.cur = cur_;
+  k.input = input;
+  k.gray = input_.gray;
+  k.layout = (int) input_.layout;
+  k.copy = has_copy_;
+  k.levels = levels;
+  k.step = step;
+  k.n = n;
+  k.capacity = capacity_;
+  k.head = head;
+  k.slot_capacity = slot_capacity_[slot];
   CapturedGraphs::Key key;
-  key.add (1).add (cur_).add (n).add (step).add (levels).add (cur.levels ()).add (cur.width ()).add (cur.height ());
-  key.add (p.window).add (p.max_level).add (p.iterations).add (p.epsilon).add (p.min_eig);
-  key.add (capacity_).add (head).add (slot_capacity_[slot]);
+  key.add (k);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (input) {
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
+      if (!r.ok ())
+        return r;
+    }
     if (levels) {
       const CudaStatus r = pyr_[cur_].build_levels (policy, st);
       if (!r.ok ())
@@ -703,7 +829,7 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
     publish_dense_kernel<<<blocks, 256, 0, st>>> (pts_[0].as<const float2> (), pts_[1].as<const float2> (),
         flags_[1].as<const uint8_t> (), n, head, vectors);
     CV_CUDA_TRY_LAUNCH ("publish_dense_kernel");
-    return record_done (done_[slot].get (), st);
+    return finish_slot (slot, st);
   });
   if (!s.ok ())
     return s;
@@ -722,8 +848,13 @@ FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVecto
   *vectors = nullptr;
   if (slot < 0 || slot > 1 || !done_recorded_[slot])
     return { cudaErrorInvalidValue, "flow: no results in that slot" };
-  CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
-  *head = static_cast<const FlowResultsHeader *> (slots_[slot].get ());
+  const FlowResultsHeader *h = static_cast<const FlowResultsHeader *> (slots_[slot].get ());
+  /* written (the GPU sets the word last, after its other writes): no call */
+  if (*reinterpret_cast<const volatile uint32_t *> (&h->done) == 1)
+    std::atomic_thread_fence (std::memory_order_acquire);
+  else
+    CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
+  *head = h;
   *vectors = reinterpret_cast<const FlowVector *> (*head + 1);
   return {};
 }
@@ -797,13 +928,14 @@ FlowSession::release ()
     done_recorded_[i] = false;
   }
   counts_.reset ();
+  args_.reset ();
+  dargs_.reset ();
   staged_.reset ();
   staged_done_.reset ();
   staged_recorded_ = false;
   capacity_ = 0;
   in_ = 0;
   cur_ = 0;
-  levels_pending_ = false;
   reset ();
 }
 

@@ -21,12 +21,17 @@ namespace {
  * narrower than 4 pixels take the byte path. */
 template <int CH, int RO, int GO, int BO, bool COPY>
 __global__ void
-flow_input_kernel (const uint8_t *__restrict__ src, size_t sp, uint8_t *__restrict__ copy, size_t cp,
-    uint8_t *__restrict__ luma, size_t lp, int w, int h)
+flow_input_kernel (FlowInputArgs a, const FlowInputArgs *__restrict__ from, uint8_t *__restrict__ luma, size_t lp,
+    int w, int h)
 {
   const int x0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
   if (x0 >= w)
     return;
+  if (from) /* the frame's pointers, written for this frame (a replayed graph) */
+    a = *from;
+  const uint8_t *__restrict__ src = a.src;
+  uint8_t *__restrict__ copy = a.copy;
+  const size_t sp = a.src_pitch, cp = a.copy_pitch;
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
     const uint8_t *s = src + (size_t) y * sp + (size_t) x0 * CH;
     uint8_t *c = COPY ? copy + (size_t) y * cp + (size_t) x0 * CH : nullptr;
@@ -117,15 +122,28 @@ aligned (const void *p, size_t pitch, size_t a)
 
 template <int CH, int RO, int GO, int BO>
 CudaStatus
-launch_input (const ConstImage8 & src, const Image8 * copy, const Image8 & luma, const LaunchPolicy & policy,
-    cudaStream_t stream)
+launch_input (const FlowInputArgs & a, const FlowInputArgs * from, bool copy, int w, int h, const Image8 & luma,
+    const LaunchPolicy & policy, cudaStream_t stream)
 {
   auto kernel = copy ? flow_input_kernel<CH, RO, GO, BO, true> : flow_input_kernel<CH, RO, GO, BO, false>;
-  const LaunchConfig c = policy.choose (flow_input_traits (), cached_resources (kernel), src.width, src.height);
-  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, copy ? copy->data : nullptr,
-      copy ? copy->pitch : 0, luma.data, luma.pitch, src.width, src.height);
+  const LaunchConfig c = policy.choose (flow_input_traits (), cached_resources (kernel), w, h);
+  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (a, from, luma.data, luma.pitch, w, h);
   CV_CUDA_TRY_LAUNCH ("flow_input_kernel");
   return {};
+}
+
+CudaStatus
+launch_input_layout (const FlowInputArgs & a, const FlowInputArgs * from, bool gray, PackedRgb layout, bool copy,
+    int w, int h, const Image8 & luma, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (gray)
+    return launch_input<1, 0, 0, 0> (a, from, copy, w, h, luma, policy, stream);
+  switch (packed_rgb_layout (layout).r) {
+    case 0: return launch_input<4, 0, 1, 2> (a, from, copy, w, h, luma, policy, stream);  /* RGBA, RGBx */
+    case 2: return launch_input<4, 2, 1, 0> (a, from, copy, w, h, luma, policy, stream);  /* BGRA, BGRx */
+    case 1: return launch_input<4, 1, 2, 3> (a, from, copy, w, h, luma, policy, stream);  /* ARGB, xRGB */
+    default: return launch_input<4, 3, 2, 1> (a, from, copy, w, h, luma, policy, stream); /* ABGR, xBGR */
+  }
 }
 
 }  // namespace
@@ -215,8 +233,7 @@ FlowPyramid::build (const CornerInput & frame, int window, int max_level, const 
 }
 
 CudaStatus
-FlowPyramid::build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
-    cudaStream_t stream, const Image8 * copy)
+FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cudaStream_t stream)
 {
   levels_ = 0;
   const int w = frame.image.width, h = frame.image.height;
@@ -224,43 +241,64 @@ FlowPyramid::build_base (const CornerInput & frame, int window, int max_level, c
     return {};
   if (window < kFlowMinWindow || window > kFlowMaxWindow)
     return { cudaErrorInvalidValue, "flow: window size 3..32" };
-  const PackedRgbLayout l = packed_rgb_layout (frame.layout);
-  if (!frame.gray && l.channels != 4)
+  if (!frame.gray && packed_rgb_layout (frame.layout).channels != 4)
     return { cudaErrorInvalidValue, "flow: 3-byte RGB is not supported" };
   const int levels = flow_pyramid_levels (w, h, window, std::min (std::max (max_level, 0), kFlowMaxLevel)) + 1;
   CudaStatus s = allocate (w, h, levels, stream);
   if (!s.ok ())
     return s;
-
-  /* One kernel reads the frame for level 0 and the copy where the rows
-   * allow its word loads and stores (our frames' 256-byte pitch always
-   * does); else the copy and the level apart. */
-  const int ch = frame.gray ? 1 : 4;
-  const bool vec = aligned (frame.image.data, frame.image.pitch, ch == 4 ? 16 : 4) &&
-      (!copy || aligned (copy->data, copy->pitch, ch == 4 ? 16 : 4));
-  if (vec) {
-    if (frame.gray)
-      s = launch_input<1, 0, 0, 0> (frame.image, copy, level_[0], policy, stream);
-    else if (l.r == 0)
-      s = launch_input<4, 0, 1, 2> (frame.image, copy, level_[0], policy, stream); /* RGBA, RGBx */
-    else if (l.r == 2)
-      s = launch_input<4, 2, 1, 0> (frame.image, copy, level_[0], policy, stream); /* BGRA, BGRx */
-    else if (l.r == 1)
-      s = launch_input<4, 1, 2, 3> (frame.image, copy, level_[0], policy, stream); /* ARGB, xRGB */
-    else
-      s = launch_input<4, 3, 2, 1> (frame.image, copy, level_[0], policy, stream); /* ABGR, xBGR */
-  } else {
-    if (copy)
-      s = copy_plane (frame.image, *copy, w * ch, stream);
-    if (s.ok ())
-      s = frame.gray ? copy_plane (frame.image, level_[0], w, stream)
-                     : rgb_to_gray (frame.image, frame.layout, level_[0], policy, stream);
-  }
-  if (!s.ok ())
-    return s;
   levels_ = levels;
   window_ = window;
   return {};
+}
+
+bool
+FlowPyramid::input_vectorizable (const CornerInput & frame, const Image8 * copy)
+{
+  const size_t a = frame.gray ? 4 : 16;
+  return aligned (frame.image.data, frame.image.pitch, a) && (!copy || aligned (copy->data, copy->pitch, a));
+}
+
+CudaStatus
+FlowPyramid::build_input (const CornerInput & frame, const Image8 * copy, const LaunchPolicy & policy,
+    cudaStream_t stream)
+{
+  if (levels_ == 0)
+    return {};
+  const int w = frame.image.width, h = frame.image.height;
+  /* One kernel reads the frame for level 0 and the copy where the rows
+   * allow its word loads and stores (our frames' 256-byte pitch always
+   * does); else the copy and the level apart. */
+  if (input_vectorizable (frame, copy)) {
+    const FlowInputArgs a { frame.image.data, frame.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
+    return launch_input_layout (a, nullptr, frame.gray, frame.layout, copy != nullptr, w, h, level_[0], policy,
+        stream);
+  }
+  CudaStatus s;
+  if (copy)
+    s = copy_plane (frame.image, *copy, w * (frame.gray ? 1 : 4), stream);
+  if (s.ok ())
+    s = frame.gray ? copy_plane (frame.image, level_[0], w, stream)
+                   : rgb_to_gray (frame.image, frame.layout, level_[0], policy, stream);
+  return s;
+}
+
+CudaStatus
+FlowPyramid::build_input_from (const FlowInputArgs * args, bool gray, PackedRgb layout, bool copy,
+    const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (levels_ == 0)
+    return {};
+  return launch_input_layout ({}, args, gray, layout, copy, level_[0].width, level_[0].height, level_[0], policy,
+      stream);
+}
+
+CudaStatus
+FlowPyramid::build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+    cudaStream_t stream, const Image8 * copy)
+{
+  CudaStatus s = prepare (frame, window, max_level, stream);
+  return s.ok () ? build_input (frame, copy, policy, stream) : s;
 }
 
 CudaStatus

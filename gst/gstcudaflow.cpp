@@ -28,6 +28,18 @@
  *
  * Without a usable GPU the element runs on OpenCV and says so on the bus.
  *
+ * The meta must carry the vectors when a buffer leaves, so by default the
+ * streaming thread waits for the GPU once per frame. With
+ * `latency-frames=1` (device memory on both pads) a frame leaves when the
+ * next one's work is queued: the thread no longer waits while the GPU
+ * works, for one frame of latency (reported in the latency query); EOS,
+ * new caps and other serialized events push the held frame first. The
+ * metas and messages are those of `latency-frames=0`: the tracked points
+ * stay on the GPU from frame to frame, and the decision to detect new
+ * corners after a frame (from its tracked count) is taken when the next
+ * frame comes, the detection running then on the kept luma of the frame
+ * it is for.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudaflow draw=true ! videoconvert ! autovideosink
@@ -47,6 +59,7 @@
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvlumainput.h"
+#include "gstcvpendingresults.h"
 
 #include "../cpu/flow_cpu.h"
 #include "../cpu/gray_cpu.h"
@@ -57,6 +70,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <exception>
 #include <vector>
 
@@ -84,6 +98,7 @@ enum {
   PROP_MAX_FLOW,
   PROP_DRAW,
   PROP_POST_MESSAGES,
+  PROP_LATENCY_FRAMES,
 };
 
 #define DEFAULT_MODE GST_CUDA_FLOW_MODE_SPARSE
@@ -117,20 +132,47 @@ struct FlowSettings {
   }
 };
 
+/* A frame processed but not finished (GstCvBaseFilterClass::finish_frame):
+ * on the GPU the session's results slot that will hold its vectors (-1
+ * for none), on the CPU the vectors. */
+struct FlowPending {
+  int slot = -1;
+  int grid_step = 0; /* dense: the step of the vectors */
+  std::vector<cudavision::FlowVector> cpu;
+};
+
+/* Sparse mode on the GPU: whether new corners must be found after a frame
+ * depends on how many of its points were tracked, known once its results
+ * are. The decision is taken when the next frame comes (before its
+ * tracking), and the detection then runs on the luma of the frame it is
+ * for (kept in the session's previous pyramid): the points, and so every
+ * result, are those of deciding at once, without waiting for the frame's
+ * results before the next one is queued. */
+struct FlowDetectPending {
+  bool valid = false;
+  bool tracked = false;        /* the frame was tracked from one before */
+  int slot = -1;               /* its results */
+  bool has_meta = false;       /* its input carried a keypoints meta: */
+  std::vector<float> meta_xy;  /* those points (at most max-corners) */
+  cudavision::CornerDetectParams detect; /* its settings */
+  int redetect_interval = 0;
+};
+
 /* What the element remembers between frames, on both backends. */
 struct FlowState {
   /* the stream */
   bool reset_pending = true;
   GstClockTime last_pts = GST_CLOCK_TIME_NONE;
-  /* sparse tracking: frames since the last detection, points it gave */
+  /* sparse tracking: frames since the last detection, points it gave
+   * (CPU backend; the GPU's list keeps its own length) */
   int frames_since_detect = 0;
   size_t detected = 0;
-  /* this frame's results, for the meta and the message */
-  std::vector<cudavision::FlowVector> results;
-  int grid_step = 0; /* dense: the step of `results` */
+  /* frames processed, not finished yet (two with latency-frames=1) */
+  GstCvPendingResults<FlowPending> pending;
   /* GPU backend */
   cudavision::FlowSession session;
   cudavision::CornerDetector detector;
+  FlowDetectPending decide;
   /* CPU backend: the previous luma and the points to track */
   std::vector<uint8_t> cpu_prev, cpu_cur;
   int cpu_w = 0, cpu_h = 0;
@@ -144,6 +186,7 @@ struct FlowState {
     frames_since_detect = 0;
     detected = 0;
     session.reset ();
+    decide.valid = false;
     cpu_has_prev = false;
     cpu_points.clear ();
   }
@@ -242,24 +285,18 @@ gst_cuda_flow_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const G
 
 /* ------------------------------------------------------------ tracking */
 
-static size_t
-tracked_count (const std::vector<cudavision::FlowVector> & v)
-{
-  return (size_t) std::count_if (v.begin (), v.end (), [] (const cudavision::FlowVector & f) { return f.status; });
-}
-
-/* Sparse mode, after this frame's tracking: find new points when nothing
- * was tracked into this frame (first frame), none is left, the interval is
- * over, or fewer than half of those detected are still tracked. */
+/* Sparse mode, after a frame's tracking: find new points when nothing
+ * was tracked into the frame (first frame), none is left, the interval is
+ * over, or fewer than half of those detected are still tracked. `alive`:
+ * the frame's points still tracked; `detected`: the list's length, set by
+ * the last detection. */
 static bool
-need_detection (FlowState & st, const FlowSettings & s, bool tracked_frame)
+need_detection (int * frames_since_detect, int redetect_interval, bool tracked_frame, size_t alive, size_t detected)
 {
   if (!tracked_frame)
     return true;
-  st.frames_since_detect++;
-  const size_t alive = tracked_count (st.results);
-  return alive == 0 || (s.redetect_interval > 0 && st.frames_since_detect >= s.redetect_interval) ||
-      alive * 2 < st.detected;
+  (*frames_since_detect)++;
+  return alive == 0 || (redetect_interval > 0 && *frames_since_detect >= redetect_interval) || alive * 2 < detected;
 }
 
 /* The points a detection gives: the input's keypoints meta when it has one
@@ -293,6 +330,41 @@ corners_xy (const std::vector<cudavision::Corner> & corners)
   return xy;
 }
 
+/* Sparse mode, before a frame's tracking: the decision for the frame
+ * before (FlowDetectPending), and its detection, whose points the session
+ * takes on the device. */
+static GstFlowReturn
+detect_for_previous (GstCudaFlow * self, cudaStream_t stream, const cudavision::LaunchPolicy & policy)
+{
+  GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
+  FlowState & st = *self->state;
+  FlowDetectPending & d = st.decide;
+  d.valid = false;
+  size_t alive = 0, listed = 0;
+  if (d.tracked) {
+    /* the frame before's results: ready by now unless the GPU is behind */
+    const cudavision::FlowResultsHeader *head = nullptr;
+    const cudavision::FlowVector *v = nullptr;
+    GstFlowReturn ret = gst_cv_base_filter_check (base, st.session.results (d.slot, &head, &v), "flow results");
+    if (ret != GST_FLOW_OK)
+      return ret;
+    alive = head->tracked;
+    listed = head->listed;
+  }
+  if (!need_detection (&st.frames_since_detect, d.redetect_interval, d.tracked, alive, listed))
+    return GST_FLOW_OK;
+  st.frames_since_detect = 0;
+  if (d.has_meta) {
+    GST_LOG_OBJECT (self, "%zu points to track", d.meta_xy.size () / 2);
+    return gst_cv_base_filter_check (base, st.session.set_points (d.meta_xy, stream), "point upload");
+  }
+  GstFlowReturn ret = gst_cv_base_filter_check (base,
+      st.detector.enqueue (st.session.previous_luma (), d.detect, policy, stream), "corner detection");
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base, st.session.set_points (st.detector, stream), "new points");
+  return ret;
+}
+
 static GstFlowReturn
 gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -306,48 +378,54 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   const bool dense = s.mode == GST_CUDA_FLOW_MODE_DENSE;
   const bool color = s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR;
+  st.pending.begin_gpu_frame (gst_cv_base_filter_holds_results (base));
 
-  /* The frame first: the copy overlaps the pyramid on the same stream. */
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (!color)
-    ret = gst_cv_base_filter_check (base, cudavision::copy_plane (src, dst, src.width * self->luma.bpp, stream),
-        "frame copy");
-  if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, st.session.push_frame (input, s.lk, policy, stream), "pyramid");
+  /* Everything the frame needs from the GPU is queued, in stream order:
+   * the frame copy and level 0 (one kernel), (sparse) the detection for
+   * the frame before when it needs one, then one graph: the pyramid's
+   * other levels, the tracking, and the vectors into the frame's results
+   * slot (pinned host memory); the drawing. finish_frame then waits for
+   * the slot: at once, or with latency-frames=1 after the next frame is
+   * queued. */
+  GstFlowReturn ret = gst_cv_base_filter_check (base,
+      st.session.push_frame (input, s.lk, policy, stream, color ? nullptr : &dst, true), "pyramid");
   if (ret != GST_FLOW_OK)
     return ret;
   const bool tracked_frame = st.session.has_previous ();
-  if (dense) {
-    st.grid_step = s.grid_step;
-    ret = gst_cv_base_filter_check (base, st.session.track_dense (s.grid_step, s.lk, policy, stream, &st.results),
-        "dense flow");
-  } else {
-    ret = gst_cv_base_filter_check (base, st.session.track_sparse (s.lk, policy, stream, &st.results),
-        "sparse flow");
+  if (!dense && st.decide.valid && tracked_frame) {
+    ret = detect_for_previous (self, stream, policy);
+    if (ret != GST_FLOW_OK)
+      return ret;
   }
+  st.decide.valid = false;
+  if (dense)
+    ret = gst_cv_base_filter_check (base, st.session.enqueue_dense (s.grid_step, s.lk, policy, stream), "dense flow");
+  else
+    ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream), "sparse flow");
   if (ret == GST_FLOW_OK && color)
     ret = gst_cv_base_filter_check (base, st.session.color (s.grid_step, (float) s.max_flow, dst, policy, stream),
         "flow colours");
   else if (ret == GST_FLOW_OK && s.draw)
     ret = gst_cv_base_filter_check (base, st.session.draw (dst, self->luma.gray, self->luma.layout, !dense, policy, stream),
         "flow drawing");
-  if (ret != GST_FLOW_OK || dense || !need_detection (st, s, tracked_frame))
+  if (ret != GST_FLOW_OK)
     return ret;
 
-  /* after the drawing: set_points replaces the lists it reads */
-  std::vector<float> xy;
-  if (!points_from_meta (inbuf, s, &xy)) {
-    std::vector<cudavision::Corner> corners;
-    ret = gst_cv_base_filter_check (base, st.detector.detect (input, s.detect, policy, stream, &corners),
-        "corner detection");
-    if (ret != GST_FLOW_OK)
-      return ret;
-    xy = corners_xy (corners);
+  FlowPending frame;
+  frame.slot = st.session.frame_slot ();
+  frame.grid_step = dense && tracked_frame ? s.grid_step : 0;
+  st.pending.push (std::move (frame));
+  if (!dense) {
+    /* decided when the next frame comes (FlowDetectPending) */
+    FlowDetectPending & d = st.decide;
+    d.valid = true;
+    d.tracked = tracked_frame;
+    d.slot = st.session.frame_slot ();
+    d.has_meta = points_from_meta (inbuf, s, &d.meta_xy);
+    d.detect = s.detect;
+    d.redetect_interval = s.redetect_interval;
   }
-  st.detected = xy.size () / 2;
-  st.frames_since_detect = 0;
-  GST_LOG_OBJECT (self, "%zu points to track", st.detected);
-  return gst_cv_base_filter_check (base, st.session.set_points (xy, stream), "point upload");
+  return GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -372,33 +450,35 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     const cudavision::ConstImage8 prev_c { st.cpu_prev.data (), (size_t) w, w, h };
 
     const bool tracked_frame = st.cpu_has_prev && st.cpu_w == w && st.cpu_h == h;
-    st.results.clear ();
+    FlowPending frame;
+    std::vector<cudavision::FlowVector> & results = frame.cpu;
     if (tracked_frame && dense) {
-      st.grid_step = s.grid_step;
-      st.results = cudavision::cpu::track_lk (prev_c, cur_c, cudavision::cpu::grid_points (w, h, s.grid_step), s.lk,
+      frame.grid_step = s.grid_step;
+      results = cudavision::cpu::track_lk (prev_c, cur_c, cudavision::cpu::grid_points (w, h, s.grid_step), s.lk,
           true);
     } else if (tracked_frame) {
-      st.results = cudavision::cpu::track_lk (prev_c, cur_c, st.cpu_points, s.lk, true);
+      results = cudavision::cpu::track_lk (prev_c, cur_c, st.cpu_points, s.lk, true);
     }
 
     if (s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR) {
-      cudavision::cpu::flow_color (st.results, s.grid_step, (float) s.max_flow, dst);
+      cudavision::cpu::flow_color (results, s.grid_step, (float) s.max_flow, dst);
     } else {
       gst_cv_luma_input_copy_cpu (self->luma, src, dst);
       if (s.draw)
-        cudavision::cpu::draw_flow (dst, self->luma.gray, self->luma.layout, st.results, !dense);
+        cudavision::cpu::draw_flow (dst, self->luma.gray, self->luma.layout, results, !dense);
     }
 
     if (!dense) {
       /* the tracked points go on; lost ones are dropped */
       st.cpu_points.clear ();
-      for (const auto & v : st.results) {
+      for (const auto & v : results) {
         if (v.status) {
           st.cpu_points.push_back (v.x);
           st.cpu_points.push_back (v.y);
         }
       }
-      if (need_detection (st, s, tracked_frame)) {
+      if (need_detection (&st.frames_since_detect, s.redetect_interval, tracked_frame, st.cpu_points.size () / 2,
+              st.detected)) {
         if (!points_from_meta (inbuf, s, &st.cpu_points))
           st.cpu_points = corners_xy (cudavision::cpu::good_features (cur_c, s.detect));
         st.detected = st.cpu_points.size () / 2;
@@ -409,6 +489,8 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     st.cpu_w = w;
     st.cpu_h = h;
     st.cpu_has_prev = true;
+    st.pending.clear ();
+    st.pending.push (std::move (frame));
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", w, h), ("%s", e.what ()));
     return GST_FLOW_ERROR;
@@ -419,14 +501,13 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
 /* ---------------------------------------------------- results and resets */
 
 static void
-post_flow_message (GstCudaFlow * self, GstBuffer * inbuf)
+post_flow_message (GstCudaFlow * self, GstBuffer * inbuf, const cudavision::FlowVector * r, size_t n)
 {
-  const std::vector<cudavision::FlowVector> & r = self->state->results;
   std::vector<double> d;
-  d.reserve (r.size ());
-  for (const auto & v : r)
-    if (v.status)
-      d.push_back (std::hypot ((double) v.x - v.prev_x, (double) v.y - v.prev_y));
+  d.reserve (n);
+  for (size_t i = 0; i < n; i++)
+    if (r[i].status)
+      d.push_back (std::hypot ((double) r[i].x - r[i].prev_x, (double) r[i].y - r[i].prev_y));
   double mean = 0, median = 0;
   if (!d.empty ()) {
     for (double x : d)
@@ -438,7 +519,7 @@ post_flow_message (GstCudaFlow * self, GstBuffer * inbuf)
     median = *mid;
   }
   GstStructure *st = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "cudaflow", inbuf);
-  gst_structure_set (st, "points", G_TYPE_UINT, (guint) r.size (), "count", G_TYPE_UINT, (guint) d.size (), "mean",
+  gst_structure_set (st, "points", G_TYPE_UINT, (guint) n, "count", G_TYPE_UINT, (guint) d.size (), "mean",
       G_TYPE_DOUBLE, mean, "median", G_TYPE_DOUBLE, median, nullptr);
   gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
 }
@@ -463,9 +544,8 @@ discontinuous (GstCudaFlow * self, GstBuffer * inbuf)
   return pts < st.last_pts || pts - st.last_pts > FLOW_GAP_FRAMES * dur;
 }
 
-/* The base class runs the frame; the vectors then go on the output buffer,
- * which process_gpu does not see (it gets a staging frame at system-memory
- * edges). */
+/* The base class runs the frame (and finishes it, or holds it with
+ * latency-frames=1); a restart first where the stream asks for one. */
 static GstFlowReturn
 gst_cuda_flow_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -475,29 +555,54 @@ gst_cuda_flow_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     GST_DEBUG_OBJECT (self, "starting again at %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
     st.reset ();
   }
-  st.results.clear ();
-  st.grid_step = 0;
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_flow_parent_class)->transform (trans, inbuf, outbuf);
   if (ret != GST_FLOW_OK) {
     st.reset_pending = true;
     return ret;
   }
   st.last_pts = GST_BUFFER_PTS (inbuf);
+  return GST_FLOW_OK;
+}
 
-  std::vector<GstCvFlowVector> v (st.results.size ());
-  for (size_t i = 0; i < v.size (); i++) {
-    const cudavision::FlowVector & f = st.results[i];
-    v[i] = { f.prev_x, f.prev_y, f.x, f.y, f.status };
+/* GstCvFlowVector is FlowVector's layout: the results slot (pinned host
+ * memory the GPU writes) goes into the meta as it is. */
+static_assert (sizeof (GstCvFlowVector) == sizeof (cudavision::FlowVector), "flow vector layout");
+static_assert (offsetof (GstCvFlowVector, prev_x) == offsetof (cudavision::FlowVector, prev_x) &&
+        offsetof (GstCvFlowVector, prev_y) == offsetof (cudavision::FlowVector, prev_y) &&
+        offsetof (GstCvFlowVector, x) == offsetof (cudavision::FlowVector, x) &&
+        offsetof (GstCvFlowVector, y) == offsetof (cudavision::FlowVector, y) &&
+        offsetof (GstCvFlowVector, status) == offsetof (cudavision::FlowVector, status),
+    "flow vector layout");
+
+/* The oldest pending frame's vectors onto its output buffer (which
+ * process_gpu does not see: it gets a staging frame at system-memory
+ * edges), and its message. */
+static GstFlowReturn
+gst_cuda_flow_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstCudaFlow *self = GST_CUDA_FLOW (base);
+  FlowState & st = *self->state;
+  FlowPending frame;
+  if (!st.pending.take (base, &frame))
+    return GST_FLOW_ERROR;
+  const cudavision::FlowVector *v = frame.cpu.data ();
+  size_t n = frame.cpu.size ();
+  if (frame.slot >= 0) {
+    const cudavision::FlowResultsHeader *head = nullptr;
+    GstFlowReturn ret = gst_cv_base_filter_check (base, st.session.results (frame.slot, &head, &v), "flow results");
+    if (ret != GST_FLOW_OK)
+      return ret;
+    n = head->count;
   }
-  GstCvFlowMeta *m = gst_buffer_add_cv_flow_meta (outbuf, v.data (), (guint) v.size ());
-  if (m && st.grid_step > 0 && !v.empty ()) {
-    const GstVideoInfo *info = gst_cv_base_filter_in_info (GST_CV_BASE_FILTER (self));
-    m->grid_step = (guint) st.grid_step;
-    m->grid_cols = (guint) cudavision::flow_grid_cols (GST_VIDEO_INFO_WIDTH (info), st.grid_step);
-    m->grid_rows = (guint) cudavision::flow_grid_rows (GST_VIDEO_INFO_HEIGHT (info), st.grid_step);
+  GstCvFlowMeta *m = gst_buffer_add_cv_flow_meta (outbuf, reinterpret_cast<const GstCvFlowVector *> (v), (guint) n);
+  if (m && frame.grid_step > 0 && n > 0) {
+    const GstVideoInfo *info = gst_cv_base_filter_in_info (base);
+    m->grid_step = (guint) frame.grid_step;
+    m->grid_cols = (guint) cudavision::flow_grid_cols (GST_VIDEO_INFO_WIDTH (info), frame.grid_step);
+    m->grid_rows = (guint) cudavision::flow_grid_rows (GST_VIDEO_INFO_HEIGHT (info), frame.grid_step);
   }
   if (snapshot (self).post_messages)
-    post_flow_message (self, inbuf);
+    post_flow_message (self, inbuf, v, n);
   return GST_FLOW_OK;
 }
 
@@ -514,6 +619,8 @@ static void
 gst_cuda_flow_release_device (GstCvBaseFilter * base)
 {
   FlowState & st = *GST_CUDA_FLOW (base)->state;
+  st.pending.clear ();
+  st.decide = FlowDetectPending ();
   st.session.release ();
   st.detector.release ();
   st.reset_pending = true;
@@ -525,6 +632,10 @@ static void
 gst_cuda_flow_set_property (GObject * object, guint prop_id, const GValue * value, GParamSpec * pspec)
 {
   GstCudaFlow *self = GST_CUDA_FLOW (object);
+  if (prop_id == PROP_LATENCY_FRAMES) {
+    gst_cv_base_filter_set_latency_frames (GST_CV_BASE_FILTER (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   FlowSettings & s = *self->settings;
   switch (prop_id) {
@@ -571,6 +682,7 @@ gst_cuda_flow_get_property (GObject * object, guint prop_id, GValue * value, GPa
     case PROP_MAX_FLOW: g_value_set_double (value, s.max_flow); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -654,6 +766,7 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaflow\" element message per frame with the count, mean and median displacement", FALSE,
           GST_CV_PARAM_RW_PLAYING));
+  gst_cv_base_filter_class_install_latency_frames (gobject_class, PROP_LATENCY_FRAMES);
 
   gst_element_class_set_static_metadata (element_class, "CUDA optical flow", "Filter/Analyzer/Video/Hardware",
       "Pyramidal Lucas-Kanade optical flow on an NVIDIA GPU, as OpenCV's calcOpticalFlowPyrLK computes it",
@@ -667,6 +780,7 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   cv_class->process_gpu = gst_cuda_flow_process_gpu;
   cv_class->process_cpu = gst_cuda_flow_process_cpu;
   cv_class->release_device = gst_cuda_flow_release_device;
+  cv_class->finish_frame = gst_cuda_flow_finish_frame;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_debug, "cudaflow", 0, "cudaflow");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_MODE, (GstPluginAPIFlags) 0);

@@ -10,10 +10,12 @@
  *
  * Steps of a frame:
  *  1. FlowPyramid::build (flow_pyramid.cu): level 0 is the frame's luma
- *     (cudagray's kernel, bit-exact to cvtColor) or a copy of GRAY8; levels
- *     1..L by a pyrDown kernel; the Scharr derivatives of every level (Ix
- *     and Iy as an int16 pair), kept for when this frame is the previous
- *     one. Both kernels make 4 pixels a thread from aligned word loads.
+ *     (cvtColor's fixed-point weights, bit-exact) or a copy of GRAY8, in
+ *     one kernel that can also copy the frame to the element's output;
+ *     levels 1..L by a pyrDown kernel; the Scharr derivatives of every
+ *     level (Ix and Iy as an int16 pair), kept for when this frame is the
+ *     previous one. The kernels make 4 pixels a thread from aligned word
+ *     loads.
  *  2. flow_track_points / flow_track_grid: one launch for all points and
  *     all levels. One warp per point (lk_window.cuh): the window is cut
  *     into runs of 4 samples, each lane owns a few runs and keeps their Ix,
@@ -24,10 +26,18 @@
  *     shared memory, no block barrier, and nothing goes back to the host
  *     between iterations or levels. Blocks hold any number of whole warps;
  *     warps walk the points with a grid stride.
+ *  3. FlowSession (cudaflow's state): the point lists stay on the device,
+ *     their length too (a detection's count never reaches the host before
+ *     the tracking that uses it); a frame's results are written by one
+ *     kernel straight into pinned host memory, one slot per frame parity,
+ *     as the GstCvFlowMeta vectors, and an event says when they are there.
+ *     The pyramid's upper levels, the tracking and that copy are replayed
+ *     from captured graphs (captured_graphs.h): one launch a frame.
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
 
+#include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "flow_params.h"
@@ -40,11 +50,21 @@
 
 namespace cudavision {
 
+const KernelTraits & flow_input_traits ();  /* level 0 (and the frame copy) */
 const KernelTraits & flow_pyrdown_traits ();
 const KernelTraits & flow_scharr_traits ();
 const KernelTraits & flow_lk_traits ();    /* x-only; threads rounded up to whole warps */
 const KernelTraits & flow_color_traits ();
 const KernelTraits & flow_draw_traits ();  /* one thread per point */
+
+/* Where the input kernel finds the frame (and the copy), when it reads
+ * them on the device (FlowPyramid::build_input_from). */
+struct FlowInputArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *copy; /* null: no copy */
+  size_t copy_pitch;
+};
 
 /* A frame's pyramid on the device: levels 0..levels()-1 of GRAY8 and
  * their Scharr derivatives (pack_deriv's int16 pairs, 4 bytes a pixel).
@@ -55,6 +75,27 @@ public:
    * count is flow_pyramid_levels'). Asynchronous on `stream`. */
   CudaStatus build (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream);
+
+  /* build () in parts, for callers that queue a frame's work as one
+   * graph: prepare () sizes the levels (it may allocate; nothing is
+   * launched), then level 0 from the frame (with `copy`, the frame is also
+   * copied there, bytes as they are, by the same kernel): build_input
+   * with the frame's pointers as arguments, or build_input_from with
+   * them read from `args` on the device when the kernel runs (a graph
+   * replayed for every frame); then build_levels () for levels 1.. and
+   * every level's derivatives. build_input_from needs input_vectorizable
+   * () for the frame and the copy. */
+  CudaStatus prepare (const CornerInput & frame, int window, int max_level, cudaStream_t stream);
+  CudaStatus build_input (const CornerInput & frame, const Image8 * copy, const LaunchPolicy & policy,
+      cudaStream_t stream);
+  CudaStatus build_input_from (const FlowInputArgs * args, bool gray, PackedRgb layout, bool copy,
+      const LaunchPolicy & policy, cudaStream_t stream);
+  CudaStatus build_levels (const LaunchPolicy & policy, cudaStream_t stream);
+  /* The frame (and the copy) allow the input kernel's word loads. */
+  static bool input_vectorizable (const CornerInput & frame, const Image8 * copy);
+  /* prepare, then build_input. */
+  CudaStatus build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+      cudaStream_t stream, const Image8 * copy = nullptr);
 
   int levels () const { return levels_; }
   int width () const { return levels_ ? level_[0].width : 0; }
@@ -86,10 +127,13 @@ private:
  * next = prev. Writes next_xy and status (1 tracked, 0 lost, OpenCV's
  * status; with `clip_to_frame` also 0 when the result is outside the frame,
  * flow_in_frame). The level count is the smaller of the two pyramids'.
- * Asynchronous. */
+ * With `count` (device), the points are the first min (*count, n) and that
+ * number is written to `count_out` (device, may be null): the grid is
+ * sized for n. Asynchronous. */
 CudaStatus flow_track_points (const FlowPyramid & prev, const FlowPyramid & next, const float *prev_xy,
     const uint8_t *alive, int n, float *next_xy, uint8_t *status, const FlowParams & p, bool clip_to_frame,
-    const LaunchPolicy & policy, cudaStream_t stream);
+    const LaunchPolicy & policy, cudaStream_t stream, const uint32_t *count = nullptr,
+    uint32_t *count_out = nullptr);
 
 /* Dense LK: the same tracker on flow_grid_point's grid of `step` pixels
  * (flow_grid_cols x flow_grid_rows points); the grid points go to prev_xy.
@@ -106,41 +150,82 @@ CudaStatus flow_color (const float *prev_xy, const float *next_xy, const uint8_t
 
 /* draw=true: the motion vectors of the tracked points (flow_draw.h), then
  * with `markers` a red cross (corner_marker.h) at each current position;
- * white on GRAY8. Asynchronous. */
+ * white on GRAY8. With `count` (device) the first min (*count, n) points.
+ * Asynchronous. */
 CudaStatus flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, const float *next_xy,
-    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream);
+    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
+    const uint32_t *count = nullptr);
+
+/* What a frame's results slot (host memory) starts with; the vectors
+ * (FlowVector, the layout of GstCvFlowVector) follow. */
+struct FlowResultsHeader {
+  uint32_t count;   /* vectors that follow */
+  uint32_t tracked; /* sparse: of them, status 1 */
+  uint32_t listed;  /* sparse: points in the list tracked (alive or not) */
+  uint32_t done;    /* 1 once the GPU wrote it all (the host zeroes it before) */
+};
+
 
 /* cudaflow's device state between frames: the pyramids of the previous and
- * the current frame, the tracked points (positions and alive flags, kept on
- * the device from frame to frame) and the last results. */
+ * the current frame, the tracked points (positions, alive flags and their
+ * number, kept on the device from frame to frame), and the results of the
+ * last two frames in pinned host memory (one slot per frame parity, so that
+ * a held frame's results survive the next frame's tracking).
+ *
+ * A frame: push_frame, then (sparse) set_points to replace the points,
+ * then enqueue_sparse or enqueue_dense, draw / color; results (slot) waits
+ * for that frame's vectors. Nothing waits for the GPU before results ().
+ * track_sparse / track_dense are enqueue + results for callers that want
+ * the vectors at once. */
 class FlowSession {
 public:
-  /* Builds the pyramid of a new frame; the one before becomes the
-   * previous frame. Asynchronous. */
+  /* A new frame: its pyramid; the one before becomes the previous frame.
+   * With `copy` the frame is also copied there (same kernel as level 0).
+   * With `defer` nothing is launched yet: the next enqueue_* builds the
+   * pyramid (inside its graph, the frame's pointers passed through
+   * memory); the frame and `copy` must stay valid until then.
+   * Asynchronous. */
   CudaStatus push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
-      cudaStream_t stream);
+      cudaStream_t stream, const Image8 * copy = nullptr, bool defer = false);
   /* A previous frame of the same size and window exists. */
   bool has_previous () const { return has_prev_; }
   /* Forgets the previous frame and the points (flush, gap, new caps). */
   void reset ();
+  /* The previous frame's level 0 (its luma, GRAY8): what a detection for
+   * the next tracking runs on. */
+  CornerInput previous_luma () const;
+  /* The results slot of the current frame (push_frame's). */
+  int frame_slot () const { return cur_; }
 
-  /* Replaces the points (after a detection): uploads them, all alive.
-   * Call it after draw / color: the results they paint are overwritten. */
+  /* Replace the points the next tracking starts from, all alive:
+   * from a host list (through pinned memory; asynchronous), or from
+   * `detector`'s last enqueued list, on the device (its count too). Call
+   * them after draw / color of the frame before: the lists they paint from
+   * are overwritten. */
   CudaStatus set_points (const std::vector<float> & xy, cudaStream_t stream);
-  int point_count () const { return n_; }
+  CudaStatus set_points (const CornerDetector & detector, cudaStream_t stream);
 
-  /* Tracks the points from the previous to the current frame, keeps the
-   * results on the device as the next frame's points, and downloads them:
-   * waits on `stream`. `out` gets one vector per point alive before the
-   * call, in the order set_points gave them. */
+  /* Queues the rest of the current frame's pyramid, the tracking from the
+   * previous frame (none without one) and the results' copy into the
+   * frame's slot; no wait. Sparse: the points' results become the points
+   * of the next frame; the slot gets one vector per point alive before,
+   * in set_points' order. Dense: the grid of `step` pixels in raster
+   * order. */
+  CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
+  CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
+
+  /* Waits for `slot`'s results (no CUDA call when the GPU has written
+   * them: FlowResultsHeader::done); `head` and `vectors` stay valid until
+   * the slot's next enqueue. */
+  CudaStatus results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors);
+
+  /* enqueue_*, then results into `out`. */
   CudaStatus track_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
       std::vector<FlowVector> * out);
-  /* The grid of `step` pixels; waits on `stream`; `out` gets every grid
-   * point in raster order. */
   CudaStatus track_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
       std::vector<FlowVector> * out);
 
-  /* The last track_* results drawn on `frame` or as flow-color in `dst`. */
+  /* The last enqueue's results drawn on `frame` or as flow-color in `dst`. */
   CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
       cudaStream_t stream) const;
   CudaStatus color (int step, float max_flow, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;
@@ -148,24 +233,52 @@ public:
   void release ();
 
 private:
-  CudaStatus ensure_points (int n);
-  CudaStatus download (int n, int prev_buf, int next_buf, cudaStream_t stream, std::vector<FlowVector> * out,
-      bool only_alive);
+  CudaStatus ensure_points (int n, cudaStream_t stream);
+  CudaStatus ensure_slot (int slot, size_t vectors);
+  CudaStatus ensure_events ();
+  CudaStatus collect (int slot, std::vector<FlowVector> * out);
+  /* Before a frame's enqueue into `slot`: the frame two before, which used
+   * the slot (and its input arguments), is done; the slot's header is
+   * zeroed. Then the frame's level 0 source: true when the graph reads
+   * the frame's pointers from args (written here), false when level 0 was
+   * launched here directly (or needs nothing). */
+  CudaStatus begin_slot (int slot, size_t vectors, cudaStream_t stream);
+  CudaStatus input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_t stream, bool * in_graph);
+  /* The graph's launches after the tracking: the results' done word and
+   * the slot's event. */
+  CudaStatus finish_slot (int slot, cudaStream_t stream);
 
   FlowPyramid pyr_[2];
   int cur_ = 0;          /* pyr_[cur_] is the current frame's */
   bool built_ = false;   /* pyr_[cur_] holds a frame since the last reset */
   bool has_prev_ = false;
-  /* Two point lists (x y pairs) with a flag byte per point: the list to
-   * track is pts_[in_] (flags: alive); a track writes the other one
-   * (flags: status) and makes it the list to track next. */
-  DeviceBuffer pts_[2], flags_[2];
+  bool levels_pending_ = false; /* pyr_[cur_]'s levels 1.. and derivatives are not queued yet */
+  bool input_pending_ = false;  /* nor is its level 0: input_ / copy_ say from what */
+  CornerInput input_;
+  Image8 copy_;
+  bool has_copy_ = false;
+  PinnedBuffer args_;           /* FlowInputArgs a slot, written by the host */
+  DeviceBuffer dargs_;          /* their copy on the device, read by the input kernel */
+  /* Two point lists (x y pairs) with a flag byte per point and their
+   * lengths (counts_[i], device): the list to track is in_ (flags:
+   * alive); a track writes the other one (flags: status) and makes it the
+   * list to track next. */
+  DeviceBuffer pts_[2], flags_[2], counts_;
   int in_ = 0;
   int capacity_ = 0;
-  int n_ = 0;                   /* points in the lists */
-  int last_prev_ = 0, last_next_ = 1, last_n_ = 0; /* the last track_*'s lists and size */
-  PinnedBuffer host_;
-  std::vector<uint8_t> alive_host_; /* the flags of pts_[in_], mirrored */
+  bool has_points_ = false;     /* set_points since the last reset */
+  int last_prev_ = 0, last_next_ = 1, last_n_ = 0; /* the last enqueue's lists, their size bound */
+  const uint32_t *last_count_ = nullptr;          /* and its device count (sparse) */
+  /* results: a slot per frame parity, header then vectors; its event */
+  PinnedBuffer slots_[2];
+  size_t slot_capacity_[2] = { 0, 0 };
+  Event done_[2];
+  bool done_recorded_[2] = { false, false };
+  /* set_points from the host: the list staged in pinned memory */
+  PinnedBuffer staged_;
+  Event staged_done_;
+  bool staged_recorded_ = false;
+  CapturedGraphs graphs_; /* enqueue_*'s launches, replayed */
 };
 
 }  // namespace cudavision

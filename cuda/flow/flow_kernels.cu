@@ -8,7 +8,11 @@
 #include "lk_window.h"
 #include "../common/launch_util.cuh"
 
+#include <cub/block/block_scan.cuh>
+
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 
 namespace cudavision {
 namespace {
@@ -29,8 +33,14 @@ struct LkArgs {
 template <int KS, bool GRID>
 __global__ void
 lk_kernel (const __grid_constant__ LkArgs a, const float2 *__restrict__ in_xy, const uint8_t *__restrict__ alive,
-    float2 *__restrict__ prev_out, float2 *__restrict__ next_xy, uint8_t *__restrict__ status, int n)
+    float2 *__restrict__ prev_out, float2 *__restrict__ next_xy, uint8_t *__restrict__ status, int n,
+    const uint32_t *__restrict__ count, uint32_t *__restrict__ count_out)
 {
+  if (count) {
+    n = (int) min ((uint32_t) n, *count);
+    if (count_out && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0)
+      *count_out = (uint32_t) n;
+  }
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int lane = tid & 31;
   const int warps = (blockDim.x * blockDim.y) >> 5;
@@ -93,8 +103,11 @@ flow_color_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
  * the frame is the CPU backend's. */
 __global__ void
 flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ next, const uint8_t *__restrict__ status,
-    int n, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro, int go, int bo)
+    int n, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro,
+    int go, int bo)
 {
+  if (count)
+    n = (int) min ((uint32_t) n, *count);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
@@ -112,9 +125,12 @@ flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
 }
 
 __global__ void
-flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict__ status, int n, uint8_t *frame,
-    size_t pitch, int w, int h, int channels, int ro, int go, int bo)
+flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict__ status, int n,
+    const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro, int go,
+    int bo)
 {
+  if (count)
+    n = (int) min ((uint32_t) n, *count);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
@@ -127,6 +143,97 @@ flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict_
         paint_marker_pixel (frame + (size_t) y * pitch + (size_t) x * channels, channels, ro, go, bo);
     }
   }
+}
+
+/* ------------------------------------------------------------- results */
+
+/* One vector as the host reads it (GstCvFlowVector's layout): four floats
+ * and the status as a whole word, so that the padding is written too. */
+__device__ __forceinline__ void
+put_vector (FlowVector * out, float2 p, float2 q, uint8_t status)
+{
+  uint32_t *w = reinterpret_cast<uint32_t *> (out);
+  w[0] = __float_as_uint (p.x);
+  w[1] = __float_as_uint (p.y);
+  w[2] = __float_as_uint (q.x);
+  w[3] = __float_as_uint (q.y);
+  w[4] = status;
+}
+
+constexpr int kPublishThreads = 1024;
+
+/* Sparse: the results of the points alive before the tracking, in list
+ * order, into host memory (one block: the order is a block-wide prefix
+ * sum, chunk after chunk), then the header. `n` bounds the device count. */
+__global__ void __launch_bounds__ (kPublishThreads)
+publish_sparse_kernel (const float2 *__restrict__ prev, const uint8_t *__restrict__ alive,
+    const float2 *__restrict__ next, const uint8_t *__restrict__ status, const uint32_t *__restrict__ count, int n,
+    FlowResultsHeader *head, FlowVector *out)
+{
+  using Scan = cub::BlockScan<int, kPublishThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  const int listed = (int) min ((uint32_t) n, *count);
+  int base = 0, tracked = 0;
+  for (int start = 0; start < listed; start += kPublishThreads) {
+    const int i = start + (int) threadIdx.x;
+    const int a = i < listed && alive[i] ? 1 : 0;
+    const int st = a && status[i] ? 1 : 0;
+    int at, total;
+    Scan (temp).ExclusiveSum (a, at, total);
+    if (a)
+      put_vector (out + base + at, prev[i], next[i], (uint8_t) st);
+    tracked += __syncthreads_count (st);
+    base += total;
+  }
+  if (threadIdx.x == 0) {
+    head->count = (uint32_t) base;
+    head->tracked = (uint32_t) tracked;
+    head->listed = (uint32_t) listed;
+  }
+}
+
+/* Dense: every grid point, in raster order. */
+__global__ void
+publish_dense_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ next,
+    const uint8_t *__restrict__ status, int n, FlowResultsHeader *head, FlowVector *out)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    put_vector (out + i, prev[i], next[i], status[i]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    head->count = (uint32_t) n;
+    head->tracked = 0;
+    head->listed = (uint32_t) n;
+  }
+}
+
+/* After the results' kernel (a kernel boundary: its writes to host memory
+ * were all issued, and the bus keeps them in order): the word the host
+ * polls instead of waiting on the event. */
+__global__ void
+results_done_kernel (FlowResultsHeader *head)
+{
+  __threadfence_system ();
+  *reinterpret_cast<volatile uint32_t *> (&head->done) = 1;
+  __threadfence_system ();
+}
+
+/* A new list of points, all alive: from x y pairs (host list staged in
+ * pinned memory, `xy`) or from a corner list (`corners`, on the device),
+ * min (*count or n, cap) of them; the count is written too. */
+__global__ void
+set_points_kernel (const float2 *__restrict__ xy, const Corner *__restrict__ corners,
+    const uint32_t *__restrict__ count, int n, int cap, float2 *__restrict__ pts, uint8_t *__restrict__ flags,
+    uint32_t *__restrict__ count_out)
+{
+  if (count)
+    n = (int) min ((uint32_t) n, *count);
+  n = min (n, cap);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    pts[i] = xy ? xy[i] : make_float2 (corners[i].x, corners[i].y);
+    flags[i] = 1;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    *count_out = (uint32_t) n;
 }
 
 /* ------------------------------------------------------------ launchers */
@@ -182,7 +289,8 @@ lk_args (const FlowPyramid & prev, const FlowPyramid & next, const FlowParams & 
 template <int KS, bool GRID>
 CudaStatus
 launch_lk (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *prev_out, float *next_xy,
-    uint8_t *status, int n, const LaunchPolicy & policy, cudaStream_t stream)
+    uint8_t *status, int n, const uint32_t *count, uint32_t *count_out, const LaunchPolicy & policy,
+    cudaStream_t stream)
 {
   auto kernel = lk_kernel<KS, GRID>;
   const LaunchConfig c = policy.choose (flow_lk_traits (), cached_resources (kernel), (long) n * 32, 1);
@@ -190,7 +298,7 @@ launch_lk (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *pr
   const unsigned warps = block.x * block.y / 32;
   const unsigned grid = (unsigned) std::min<long> ((n + warps - 1) / warps, 1L << 30);
   kernel<<<grid, block, 0, stream>>> (a, reinterpret_cast<const float2 *> (in_xy), alive,
-      reinterpret_cast<float2 *> (prev_out), reinterpret_cast<float2 *> (next_xy), status, n);
+      reinterpret_cast<float2 *> (prev_out), reinterpret_cast<float2 *> (next_xy), status, n, count, count_out);
   CV_CUDA_TRY_LAUNCH ("lk_kernel");
   return {};
 }
@@ -198,13 +306,14 @@ launch_lk (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *pr
 template <bool GRID>
 CudaStatus
 launch_lk_window (const LkArgs & a, const float *in_xy, const uint8_t *alive, float *prev_out, float *next_xy,
-    uint8_t *status, int n, const LaunchPolicy & policy, cudaStream_t stream)
+    uint8_t *status, int n, const uint32_t *count, uint32_t *count_out, const LaunchPolicy & policy,
+    cudaStream_t stream)
 {
   switch (lk_segments_per_lane (a.cfg.window)) {
-    case 1: return launch_lk<1, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
-    case 2: return launch_lk<2, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
-    case 4: return launch_lk<4, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
-    default: return launch_lk<8, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, policy, stream);
+    case 1: return launch_lk<1, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, count, count_out, policy, stream);
+    case 2: return launch_lk<2, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, count, count_out, policy, stream);
+    case 4: return launch_lk<4, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, count, count_out, policy, stream);
+    default: return launch_lk<8, GRID> (a, in_xy, alive, prev_out, next_xy, status, n, count, count_out, policy, stream);
   }
 }
 
@@ -253,7 +362,7 @@ flow_draw_traits ()
 CudaStatus
 flow_track_points (const FlowPyramid & prev, const FlowPyramid & next, const float *prev_xy, const uint8_t *alive,
     int n, float *next_xy, uint8_t *status, const FlowParams & p, bool clip_to_frame, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    cudaStream_t stream, const uint32_t *count, uint32_t *count_out)
 {
   if (n <= 0)
     return {};
@@ -261,7 +370,7 @@ flow_track_points (const FlowPyramid & prev, const FlowPyramid & next, const flo
   if (!s.ok ())
     return s;
   const LkArgs a = lk_args (prev, next, p, clip_to_frame, 0);
-  return launch_lk_window<false> (a, prev_xy, alive, nullptr, next_xy, status, n, policy, stream);
+  return launch_lk_window<false> (a, prev_xy, alive, nullptr, next_xy, status, n, count, count_out, policy, stream);
 }
 
 CudaStatus
@@ -275,7 +384,7 @@ flow_track_grid (const FlowPyramid & prev, const FlowPyramid & next, int step, f
     return s;
   const int n = flow_grid_cols (prev.width (), step) * flow_grid_rows (prev.height (), step);
   const LkArgs a = lk_args (prev, next, p, clip_to_frame, step);
-  return launch_lk_window<true> (a, nullptr, nullptr, prev_xy, next_xy, status, n, policy, stream);
+  return launch_lk_window<true> (a, nullptr, nullptr, prev_xy, next_xy, status, n, nullptr, nullptr, policy, stream);
 }
 
 /* -------------------------------------------------------------- drawing */
@@ -299,38 +408,72 @@ flow_color (const float *prev_xy, const float *next_xy, const uint8_t *status, i
 
 CudaStatus
 flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, const float *next_xy,
-    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream)
+    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
+    const uint32_t *count)
 {
   if (n <= 0 || frame.width <= 0 || frame.height <= 0)
     return {};
   const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
   const float2 *prev = reinterpret_cast<const float2 *> (prev_xy), *next = reinterpret_cast<const float2 *> (next_xy);
   LaunchConfig c = policy.choose (flow_draw_traits (), cached_resources (flow_lines_kernel), n, 1);
-  flow_lines_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (prev, next, status, n, frame.data, frame.pitch,
-      frame.width, frame.height, l.channels, l.r, l.g, l.b);
+  flow_lines_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (prev, next, status, n, count, frame.data,
+      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b);
   CV_CUDA_TRY_LAUNCH ("flow_lines_kernel");
   if (!markers)
     return {};
   c = policy.choose (flow_draw_traits (), cached_resources (flow_markers_kernel), n, 1);
-  flow_markers_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (next, status, n, frame.data, frame.pitch,
-      frame.width, frame.height, l.channels, l.r, l.g, l.b);
+  flow_markers_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (next, status, n, count, frame.data,
+      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b);
   CV_CUDA_TRY_LAUNCH ("flow_markers_kernel");
   return {};
 }
 
 /* -------------------------------------------------------------- session */
 
+namespace {
+
+/* Points a list holds at least (no zero-sized buffers, few regrowths). */
+constexpr int kMinPoints = 512;
+
+/* The results' event: an event node of the graph under capture (the
+ * external kind, which is invalid outside a capture), else recorded. */
+CudaStatus
+record_done (cudaEvent_t e, cudaStream_t st)
+{
+  cudaStreamCaptureStatus c = cudaStreamCaptureStatusNone;
+  CV_CUDA_TRY (cudaStreamIsCapturing (st, &c));
+  CV_CUDA_TRY (cudaEventRecordWithFlags (e, st,
+      c == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
+  return {};
+}
+
+}  // namespace
+
 CudaStatus
 FlowSession::push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    cudaStream_t stream, const Image8 * copy, bool defer)
 {
+  if (input_pending_ || levels_pending_) {
+    /* the frame before was never enqueued (a failure after push_frame):
+     * its pyramid is incomplete, no previous frame for this one */
+    input_pending_ = levels_pending_ = false;
+    built_ = false;
+  }
   const int prev = cur_;
   cur_ = 1 - cur_;
-  const CudaStatus s = pyr_[cur_].build (frame, p.window, p.max_level, policy, stream);
+  CudaStatus s = pyr_[cur_].prepare (frame, p.window, p.max_level, stream);
+  if (s.ok () && !defer)
+    s = pyr_[cur_].build_input (frame, copy, policy, stream);
+  if (s.ok () && !defer)
+    s = pyr_[cur_].build_levels (policy, stream);
   if (!s.ok ()) {
     reset ();
     return s;
   }
+  input_pending_ = levels_pending_ = defer && pyr_[cur_].levels () > 0;
+  input_ = frame;
+  has_copy_ = copy != nullptr;
+  copy_ = copy ? *copy : Image8 {};
   const FlowPyramid & a = pyr_[prev];
   const FlowPyramid & b = pyr_[cur_];
   has_prev_ = built_ && a.levels () > 0 && a.width () == b.width () && a.height () == b.height () &&
@@ -342,78 +485,389 @@ FlowSession::push_frame (const CornerInput & frame, const FlowParams & p, const 
 void
 FlowSession::reset ()
 {
+  levels_pending_ = input_pending_ = false; /* the frame before is no use any more */
   built_ = false;
   has_prev_ = false;
-  n_ = 0;
+  has_points_ = false;
   last_n_ = 0;
-  alive_host_.clear ();
+  last_count_ = nullptr;
+}
+
+CornerInput
+FlowSession::previous_luma () const
+{
+  const FlowPyramid & p = pyr_[1 - cur_];
+  CornerInput in;
+  in.image = p.levels () > 0 ? p.level (0) : ConstImage8 {};
+  in.gray = true;
+  return in;
 }
 
 CudaStatus
-FlowSession::ensure_points (int n)
+FlowSession::ensure_points (int n, cudaStream_t stream)
 {
-  if (n <= capacity_)
+  if (n <= capacity_ && counts_.get ())
     return {};
+  /* kernels queued before may still read the lists */
+  CV_CUDA_TRY (cudaStreamSynchronize (stream));
+  int cap = std::max (capacity_, kMinPoints);
+  while (cap < n)
+    cap *= 2;
   for (int i = 0; i < 2; i++) {
-    CudaStatus s = pts_[i].allocate ((size_t) n * 2 * sizeof (float));
+    CudaStatus s = pts_[i].allocate ((size_t) cap * 2 * sizeof (float));
     if (s.ok ())
-      s = flags_[i].allocate ((size_t) n);
+      s = flags_[i].allocate ((size_t) cap);
+    if (!s.ok ()) {
+      capacity_ = 0;
+      return s;
+    }
+  }
+  if (!counts_.get ()) {
+    CudaStatus s = counts_.allocate (2 * sizeof (uint32_t));
     if (!s.ok ())
       return s;
   }
-  CudaStatus s = host_.allocate ((size_t) n * (4 * sizeof (float) + 1));
+  CV_CUDA_TRY (cudaMemsetAsync (counts_.get (), 0, 2 * sizeof (uint32_t), stream));
+  capacity_ = cap;
+  return {};
+}
+
+CudaStatus
+FlowSession::ensure_events ()
+{
+  for (int i = 0; i < 2; i++)
+    if (!done_[i].get ()) {
+      CudaStatus s = done_[i].create ();
+      if (!s.ok ())
+        return s;
+    }
+  if (!staged_done_.get ())
+    return staged_done_.create ();
+  return {};
+}
+
+CudaStatus
+FlowSession::ensure_slot (int slot, size_t vectors)
+{
+  if (vectors <= slot_capacity_[slot] && slots_[slot].get ())
+    return {};
+  /* the GPU may still write the slot (a frame never collected) */
+  if (done_recorded_[slot])
+    CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
+  size_t cap = std::max<size_t> (slot_capacity_[slot], kMinPoints);
+  while (cap < vectors)
+    cap *= 2;
+  slot_capacity_[slot] = 0;
+  CudaStatus s = slots_[slot].allocate (sizeof (FlowResultsHeader) + cap * sizeof (FlowVector));
   if (!s.ok ())
     return s;
-  capacity_ = n;
+  slot_capacity_[slot] = cap;
   return {};
+}
+
+CudaStatus
+FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
+{
+  CudaStatus s = ensure_events ();
+  if (s.ok ())
+    s = ensure_slot (slot, vectors);
+  if (s.ok () && !args_.get ())
+    s = args_.allocate (2 * sizeof (FlowInputArgs));
+  if (s.ok () && !dargs_.get ())
+    s = dargs_.allocate (2 * sizeof (FlowInputArgs));
+  if (!s.ok ())
+    return s;
+  (void) stream;
+  FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
+  /* the frame two before used this slot and its arguments: done when its
+   * done word says so (the last of its graph before the event), else wait */
+  if (done_recorded_[slot] && *reinterpret_cast<volatile uint32_t *> (&head->done) != 1)
+    CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
+  *reinterpret_cast<volatile uint32_t *> (&head->done) = 0;
+  return {};
+}
+
+CudaStatus
+FlowSession::input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_t stream, bool * in_graph)
+{
+  *in_graph = false;
+  if (!input_pending_)
+    return {};
+  input_pending_ = false;
+  const Image8 *copy = has_copy_ ? &copy_ : nullptr;
+  if (!policy.replays_allowed () || !FlowPyramid::input_vectorizable (input_, copy))
+    return pyr_[cur_].build_input (input_, copy, policy, stream);
+  FlowInputArgs *a = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  *a = { input_.image.data, input_.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
+  *in_graph = true;
+  return {};
+}
+
+CudaStatus
+FlowSession::finish_slot (int slot, cudaStream_t stream)
+{
+  results_done_kernel<<<1, 1, 0, stream>>> (static_cast<FlowResultsHeader *> (slots_[slot].get ()));
+  CV_CUDA_TRY_LAUNCH ("results_done_kernel");
+  return record_done (done_[slot].get (), stream);
 }
 
 CudaStatus
 FlowSession::set_points (const std::vector<float> & xy, cudaStream_t stream)
 {
   const int n = (int) (xy.size () / 2);
-  CudaStatus s = ensure_points (n);
+  CudaStatus s = ensure_events ();
+  if (s.ok ())
+    s = ensure_points (n, stream);
   if (!s.ok ())
     return s;
-  if (n > 0) {
-    /* from pageable memory: the call returns once `xy` is staged */
-    CV_CUDA_TRY (cudaMemcpyAsync (pts_[in_].get (), xy.data (), (size_t) n * 2 * sizeof (float),
-        cudaMemcpyHostToDevice, stream));
-    CV_CUDA_TRY (cudaMemsetAsync (flags_[in_].get (), 1, (size_t) n, stream));
+  /* the staging buffer of the last call may still be read */
+  if (staged_recorded_)
+    CV_CUDA_TRY (cudaEventSynchronize (staged_done_.get ()));
+  if ((size_t) n * 2 * sizeof (float) > staged_.size ()) {
+    s = staged_.allocate (std::max<size_t> ((size_t) n, kMinPoints) * 2 * sizeof (float));
+    if (!s.ok ())
+      return s;
   }
-  n_ = n;
-  alive_host_.assign ((size_t) n, 1);
+  if (n > 0)
+    std::memcpy (staged_.get (), xy.data (), (size_t) n * 2 * sizeof (float));
+  const unsigned blocks = (unsigned) std::max (1, std::min ((n + 255) / 256, 1024));
+  set_points_kernel<<<blocks, 256, 0, stream>>> (static_cast<const float2 *> (staged_.get ()), nullptr, nullptr, n,
+      capacity_, pts_[in_].as<float2> (), flags_[in_].as<uint8_t> (), counts_.as<uint32_t> () + in_);
+  CV_CUDA_TRY_LAUNCH ("set_points_kernel");
+  CV_CUDA_TRY (cudaEventRecord (staged_done_.get (), stream));
+  staged_recorded_ = true;
+  has_points_ = true;
   return {};
 }
 
 CudaStatus
-FlowSession::download (int n, int prev_buf, int next_buf, cudaStream_t stream, std::vector<FlowVector> * out,
-    bool only_alive)
+FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
 {
-  float *prev = static_cast<float *> (host_.get ());
-  float *next = prev + 2 * (size_t) n;
-  uint8_t *status = reinterpret_cast<uint8_t *> (next + 2 * (size_t) n);
-  CV_CUDA_TRY (cudaMemcpyAsync (prev, pts_[prev_buf].get (), (size_t) n * 2 * sizeof (float), cudaMemcpyDeviceToHost,
-      stream));
-  CV_CUDA_TRY (cudaMemcpyAsync (next, pts_[next_buf].get (), (size_t) n * 2 * sizeof (float), cudaMemcpyDeviceToHost,
-      stream));
-  CV_CUDA_TRY (cudaMemcpyAsync (status, flags_[next_buf].get (), (size_t) n, cudaMemcpyDeviceToHost, stream));
-  CV_CUDA_TRY (cudaStreamSynchronize (stream));
-  out->clear ();
-  out->reserve ((size_t) n);
-  for (int i = 0; i < n; i++) {
-    if (only_alive && !alive_host_[(size_t) i])
-      continue;
-    FlowVector v;
-    v.prev_x = prev[2 * i];
-    v.prev_y = prev[2 * i + 1];
-    v.x = next[2 * i];
-    v.y = next[2 * i + 1];
-    v.status = status[i];
-    out->push_back (v);
+  const int bound = (int) std::min<size_t> (detector.list_capacity (), (size_t) (1 << 30));
+  CudaStatus s = ensure_points (bound, stream);
+  if (!s.ok ())
+    return s;
+  const unsigned blocks = (unsigned) std::max (1, std::min ((bound + 255) / 256, 1024));
+  set_points_kernel<<<blocks, 256, 0, stream>>> (nullptr, detector.device_list (), detector.device_count (),
+      detector.device_count () ? bound : 0, capacity_, pts_[in_].as<float2> (), flags_[in_].as<uint8_t> (),
+      counts_.as<uint32_t> () + in_);
+  CV_CUDA_TRY_LAUNCH ("set_points_kernel");
+  has_points_ = true;
+  return {};
+}
+
+namespace {
+
+/* What a frame's graph depends on besides the buffers' addresses (which
+ * change only with an allocation: that drops every graph): one value, so
+ * that the key is one copy. */
+struct FrameKey {
+  int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n;
+  int window, max_level, iterations, capacity;
+  double epsilon, min_eig;
+  const void *head;
+  size_t slot_capacity;
+};
+
+FrameKey
+frame_key (int mode, const FlowPyramid & pyr, const FlowParams & p)
+{
+  FrameKey k;
+  std::memset (&k, 0, sizeof (k)); /* padding too: the key is its bytes */
+  k.mode = mode;
+  k.pyr_levels = pyr.levels ();
+  k.w = pyr.width ();
+  k.h = pyr.height ();
+  k.window = p.window;
+  k.max_level = p.max_level;
+  k.iterations = p.iterations;
+  k.epsilon = p.epsilon;
+  k.min_eig = p.min_eig;
+  return k;
+}
+
+}  // namespace
+
+CudaStatus
+FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  const int slot = cur_;
+  const bool track = has_prev_ && has_points_;
+  CudaStatus s = ensure_points (0, stream);
+  if (s.ok ())
+    s = begin_slot (slot, (size_t) capacity_, stream);
+  bool input = false;
+  if (s.ok ())
+    s = input_for_graph (slot, policy, stream, &input);
+  if (!s.ok ())
+    return s;
+  const int from = in_, to = 1 - in_;
+  const bool levels = levels_pending_;
+  levels_pending_ = false;
+  FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
+  FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
+  uint32_t *counts = counts_.as<uint32_t> ();
+  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
+
+  /* The frame's launches as one graph (captured_graphs.h), keyed by all
+   * they depend on: the pyramids, lists, slot and arguments by parity. */
+  FrameKey k = frame_key (0, pyr_[cur_], p);
+  k.cur = cur_;
+  k.from = from;
+  k.track = track;
+  k.input = input;
+  k.gray = input_.gray;
+  k.layout = (int) input_.layout;
+  k.copy = has_copy_;
+  k.levels = levels;
+  k.capacity = capacity_;
+  k.head = head;
+  k.slot_capacity = slot_capacity_[slot];
+  CapturedGraphs::Key key;
+  key.add (k);
+  s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (input) {
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    if (levels) {
+      const CudaStatus r = pyr_[cur_].build_levels (policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    if (track) {
+      const CudaStatus r = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[from].as<const float> (),
+          flags_[from].as<const uint8_t> (), capacity_, pts_[to].as<float> (), flags_[to].as<uint8_t> (), p, true,
+          policy, st, counts + from, counts + to);
+      if (!r.ok ())
+        return r;
+      publish_sparse_kernel<<<1, kPublishThreads, 0, st>>> (pts_[from].as<const float2> (),
+          flags_[from].as<const uint8_t> (), pts_[to].as<const float2> (), flags_[to].as<const uint8_t> (),
+          counts + from, capacity_, head, vectors);
+    } else {
+      /* no tracking: an empty list (publish with a zero bound) */
+      publish_sparse_kernel<<<1, kPublishThreads, 0, st>>> (nullptr, nullptr, nullptr, nullptr, counts + from, 0,
+          head, vectors);
+    }
+    CV_CUDA_TRY_LAUNCH ("publish_sparse_kernel");
+    return finish_slot (slot, st);
+  });
+  if (!s.ok ())
+    return s;
+  done_recorded_[slot] = true;
+  last_n_ = 0;
+  last_count_ = nullptr;
+  if (track) {
+    last_prev_ = from;
+    last_next_ = to;
+    last_n_ = capacity_;
+    last_count_ = counts + from;
+    in_ = to; /* the results are the points of the next frame */
   }
-  if (only_alive)
-    alive_host_.assign (status, status + n);
+  return {};
+}
+
+CudaStatus
+FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (step < 1)
+    return { cudaErrorInvalidValue, "flow: grid step >= 1" };
+  const int slot = cur_;
+  const FlowPyramid & cur = pyr_[cur_];
+  const int n = has_prev_ ? flow_grid_cols (cur.width (), step) * flow_grid_rows (cur.height (), step) : 0;
+  CudaStatus s = ensure_points (n, stream);
+  if (s.ok ())
+    s = begin_slot (slot, (size_t) n, stream);
+  bool input = false;
+  if (s.ok ())
+    s = input_for_graph (slot, policy, stream, &input);
+  if (!s.ok ())
+    return s;
+  const bool levels = levels_pending_;
+  levels_pending_ = false;
+  FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
+  FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
+  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
+
+  FrameKey k = frame_key (1, cur, p);
+  k.cur = cur_;
+  k.input = input;
+  k.gray = input_.gray;
+  k.layout = (int) input_.layout;
+  k.copy = has_copy_;
+  k.levels = levels;
+  k.step = step;
+  k.n = n;
+  k.capacity = capacity_;
+  k.head = head;
+  k.slot_capacity = slot_capacity_[slot];
+  CapturedGraphs::Key key;
+  key.add (k);
+  s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (input) {
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    if (levels) {
+      const CudaStatus r = pyr_[cur_].build_levels (policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    if (n > 0) {
+      const CudaStatus r = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (),
+          flags_[1].as<uint8_t> (), p, true, policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    const unsigned blocks = (unsigned) std::max (1, std::min ((n + 255) / 256, 4096));
+    publish_dense_kernel<<<blocks, 256, 0, st>>> (pts_[0].as<const float2> (), pts_[1].as<const float2> (),
+        flags_[1].as<const uint8_t> (), n, head, vectors);
+    CV_CUDA_TRY_LAUNCH ("publish_dense_kernel");
+    return finish_slot (slot, st);
+  });
+  if (!s.ok ())
+    return s;
+  done_recorded_[slot] = true;
+  last_prev_ = 0;
+  last_next_ = 1;
+  last_n_ = n;
+  last_count_ = nullptr;
+  return {};
+}
+
+CudaStatus
+FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors)
+{
+  *head = nullptr;
+  *vectors = nullptr;
+  if (slot < 0 || slot > 1 || !done_recorded_[slot])
+    return { cudaErrorInvalidValue, "flow: no results in that slot" };
+  const FlowResultsHeader *h = static_cast<const FlowResultsHeader *> (slots_[slot].get ());
+  /* written (the GPU sets the word last, after its other writes): no call */
+  if (*reinterpret_cast<const volatile uint32_t *> (&h->done) == 1)
+    std::atomic_thread_fence (std::memory_order_acquire);
+  else
+    CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
+  *head = h;
+  *vectors = reinterpret_cast<const FlowVector *> (*head + 1);
+  return {};
+}
+
+CudaStatus
+FlowSession::collect (int slot, std::vector<FlowVector> * out)
+{
+  const FlowResultsHeader *head;
+  const FlowVector *v;
+  CudaStatus s = results (slot, &head, &v);
+  if (!s.ok ())
+    return s;
+  out->assign (v, v + head->count);
   return {};
 }
 
@@ -422,21 +876,8 @@ FlowSession::track_sparse (const FlowParams & p, const LaunchPolicy & policy, cu
     std::vector<FlowVector> * out)
 {
   out->clear ();
-  last_n_ = 0;
-  if (!has_prev_ || n_ == 0)
-    return {};
-  const int to = 1 - in_;
-  CudaStatus s = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[in_].as<const float> (),
-      flags_[in_].as<const uint8_t> (), n_, pts_[to].as<float> (), flags_[to].as<uint8_t> (), p, true, policy,
-      stream);
-  if (!s.ok ())
-    return s;
-  last_prev_ = in_;
-  last_next_ = to;
-  last_n_ = n_;
-  s = download (n_, in_, to, stream, out, true);
-  in_ = to; /* the results are the points of the next frame */
-  return s;
+  CudaStatus s = enqueue_sparse (p, policy, stream);
+  return s.ok () ? collect (cur_, out) : s;
 }
 
 CudaStatus
@@ -444,30 +885,18 @@ FlowSession::track_dense (int step, const FlowParams & p, const LaunchPolicy & p
     std::vector<FlowVector> * out)
 {
   out->clear ();
-  last_n_ = 0;
-  if (!has_prev_)
-    return {};
-  const FlowPyramid & cur = pyr_[cur_];
-  const int n = flow_grid_cols (cur.width (), step) * flow_grid_rows (cur.height (), step);
-  CudaStatus s = ensure_points (n);
-  if (!s.ok ())
-    return s;
-  s = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (), flags_[1].as<uint8_t> (),
-      p, true, policy, stream);
-  if (!s.ok ())
-    return s;
-  last_prev_ = 0;
-  last_next_ = 1;
-  last_n_ = n;
-  return download (n, 0, 1, stream, out, false);
+  CudaStatus s = enqueue_dense (step, p, policy, stream);
+  return s.ok () ? collect (cur_, out) : s;
 }
 
 CudaStatus
 FlowSession::draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
     cudaStream_t stream) const
 {
+  if (last_n_ == 0)
+    return {};
   return flow_draw (frame, gray, layout, pts_[last_prev_].as<const float> (), pts_[last_next_].as<const float> (),
-      flags_[last_next_].as<const uint8_t> (), last_n_, markers, policy, stream);
+      flags_[last_next_].as<const uint8_t> (), last_n_, markers, policy, stream, last_count_);
 }
 
 CudaStatus
@@ -481,13 +910,29 @@ FlowSession::color (int step, float max_flow, Image8 dst, const LaunchPolicy & p
 void
 FlowSession::release ()
 {
+  graphs_.clear ();
+  /* the GPU may still write the slots or read the staging list */
+  for (int i = 0; i < 2; i++)
+    if (done_recorded_[i])
+      cudaEventSynchronize (done_[i].get ());
+  if (staged_recorded_)
+    cudaEventSynchronize (staged_done_.get ());
   pyr_[0].release ();
   pyr_[1].release ();
   for (int i = 0; i < 2; i++) {
     pts_[i].reset ();
     flags_[i].reset ();
+    slots_[i].reset ();
+    slot_capacity_[i] = 0;
+    done_[i].reset ();
+    done_recorded_[i] = false;
   }
-  host_.reset ();
+  counts_.reset ();
+  args_.reset ();
+  dargs_.reset ();
+  staged_.reset ();
+  staged_done_.reset ();
+  staged_recorded_ = false;
   capacity_ = 0;
   in_ = 0;
   cur_ = 0;

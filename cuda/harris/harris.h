@@ -103,6 +103,14 @@ public:
   CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners,
       const LaunchPolicy & policy, cudaStream_t stream);
 
+  /* The last enqueue's list on the device (strongest first) and its
+   * length (device), for consumers on the same stream that need not see
+   * it on the host (cudaflow's points); at most list_capacity () corners.
+   * Null and 0 for a frame without interior pixels (no list). */
+  const Corner *device_list () const { return empty_ ? nullptr : selection_.device_list (); }
+  const uint32_t *device_count () const { return empty_ ? nullptr : selection_.device_count (); }
+  size_t list_capacity () const { return empty_ ? 0 : selection_.capacity (); }
+
   /* The last frame's response map on the device. */
   ImageF response () const { return response_view_; }
   /* Candidates (after the 3x3 test) of the last collected frame. */

@@ -1,12 +1,16 @@
-/* latency-frames=1 on the GPU (cudaharris, cudafacedetect): every frame
- * still leaves, in order, with its own results (the same metas, messages
- * and drawn pixels as latency-frames=0, frame by frame), EOS pushes the
- * held frame, the latency query reports one frame more, and a frame is
- * really held (it leaves only once the next has entered). Frames differ
- * from one to the next, so a result attached to the wrong frame shows.
- * Skips (exit 77) without a CUDA device. */
+/* latency-frames=1 on the GPU (cudaharris, cudafacedetect, cudaflow):
+ * every frame still leaves, in order, with its own results (the same
+ * metas, messages and drawn pixels as latency-frames=0, frame by frame),
+ * EOS pushes the held frame, the latency query reports one frame more, and
+ * a frame is really held (it leaves only once the next has entered).
+ * Frames differ from one to the next, so a result attached to the wrong
+ * frame shows. cudaflow's sparse mode also decides when to detect again
+ * from each frame's tracked count: the frames below make it detect after
+ * some frames and not after others (noise every third frame loses the
+ * points). Skips (exit 77) without a CUDA device. */
 #include "../common/face_inputs.h"
 #include "../common/gst_frames.h"
+#include "gstcvflowmeta.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvmemory.h"
 
@@ -17,6 +21,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +43,17 @@ std::string
 describe_results (GstBuffer * buf, const std::string & element)
 {
   std::ostringstream o;
+  if (element == "cudaflow") {
+    GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buf);
+    if (!m)
+      return "no flow meta";
+    o << m->n << ": grid " << m->grid_step << " " << m->grid_cols << "x" << m->grid_rows << std::setprecision (9);
+    for (guint i = 0; i < m->n; i++) {
+      const GstCvFlowVector & v = m->vectors[i];
+      o << " " << v.prev_x << "," << v.prev_y << ">" << v.x << "," << v.y << ":" << (int) v.status;
+    }
+    return o.str ();
+  }
   if (element == "cudaharris") {
     GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
     if (!m)
@@ -78,17 +94,19 @@ make_frames ()
   return frames;
 }
 
-/* appsrc (RGBA, system memory) ! cudaharris (uploads; passes the frame on
- * in device memory) ! ELEMENT latency-frames=N ! device frames ! appsink,
- * pushing the frames one at a time, then EOS. `latency` gets the element's
- * answer to a latency query while playing, `out_when_pushed` the count of
- * frames out once each frame was in. */
+/* appsrc (RGBA, system memory) ! UPSTREAM (uploads; passes the frame on
+ * in device memory; by default cudaharris) ! ELEMENT latency-frames=N !
+ * device frames ! appsink, pushing the frames one at a time, then EOS.
+ * `latency` gets the element's answer to a latency query while playing,
+ * `out_when_pushed` the count of frames out once each frame was in,
+ * `messages` the element's messages in the order they came. */
 std::vector<FrameOut>
 run (const std::string & element, const std::string & props, int latency_frames, const std::vector<cv::Mat> & in,
-    GstClockTime * latency, std::vector<int> * out_when_pushed, std::string * error)
+    GstClockTime * latency, std::vector<int> * out_when_pushed, std::vector<std::string> * messages,
+    std::string * error, const std::string & upstream)
 {
   const std::string desc = "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (kW) +
-      ",height=" + std::to_string (kH) + ",framerate=30/1 ! cudaharris backend=cuda max-corners=5 ! " + element +
+      ",height=" + std::to_string (kH) + ",framerate=30/1 ! " + upstream + " ! " + element +
       " name=e backend=cuda latency-frames=" + std::to_string (latency_frames) + " " + props +
       " ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION ") ! appsink name=out sync=false wait-on-eos=false";
   GError *err = nullptr;
@@ -143,8 +161,19 @@ run (const std::string & element, const std::string & props, int latency_frames,
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  GstMessage *m = nullptr;
+  while ((m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+              (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT)))) {
+    if (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT)
+      break;
+    const GstStructure *st = gst_message_get_structure (m);
+    if (GST_MESSAGE_SRC (m) == GST_OBJECT (e) && st) {
+      gchar *text = gst_structure_to_string (st);
+      messages->push_back (text);
+      g_free (text);
+    }
+    gst_message_unref (m);
+  }
   if (!m) {
     *error = "no EOS within 60 s";
   } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
@@ -166,16 +195,26 @@ run (const std::string & element, const std::string & props, int latency_frames,
 }
 
 void
-check_held_equals_immediate (const std::string & element, const std::string & props)
+check_held_equals_immediate (const std::string & element, const std::string & props,
+    const std::string & upstream = "cudaharris backend=cuda max-corners=5")
 {
   const std::vector<cv::Mat> in = make_frames ();
   std::string err0, err1;
   GstClockTime lat0 = GST_CLOCK_TIME_NONE, lat1 = GST_CLOCK_TIME_NONE;
   std::vector<int> paced0, paced1;
-  const std::vector<FrameOut> now = run (element, props, 0, in, &lat0, &paced0, &err0);
-  const std::vector<FrameOut> held = run (element, props, 1, in, &lat1, &paced1, &err1);
+  std::vector<std::string> msg0, msg1;
+  const std::vector<FrameOut> now = run (element, props, 0, in, &lat0, &paced0, &msg0, &err0, upstream);
+  const std::vector<FrameOut> held = run (element, props, 1, in, &lat1, &paced1, &msg1, &err1, upstream);
   ASSERT_EQ (err0, "");
   ASSERT_EQ (err1, "");
+  /* the element's messages, frame by frame (with post-messages=true) */
+  ASSERT_EQ (msg0.size (), msg1.size ());
+  for (size_t i = 0; i < msg0.size (); i++) {
+    EXPECT_EQ (msg1[i], msg0[i]) << element << " message " << i;
+  }
+  if (props.find ("post-messages=true") != std::string::npos) {
+    EXPECT_EQ (msg0.size (), in.size ());
+  }
   ASSERT_EQ (now.size (), in.size ());
   ASSERT_EQ (held.size (), in.size ()) << "EOS must push the held frame";
   /* with 0 every frame is out once pushed; with 1 all but the last */
@@ -211,4 +250,30 @@ TEST (HeldResultsGpu, HarrisFramesLeaveWithTheirOwnCorners)
 TEST (HeldResultsGpu, FacesLeaveWithTheirOwnBoxes)
 {
   check_held_equals_immediate ("cudafacedetect", "draw=true post-messages=true");
+}
+
+/* Sparse flow on RGBA without keypoints upstream (cudablur passes the
+ * frames on): the element's own detection, after the first frame, after
+ * the noise frames (points lost) and every 4th tracked frame. */
+TEST (HeldResultsGpu, FlowSparseFramesLeaveWithTheirOwnVectors)
+{
+  check_held_equals_immediate ("cudaflow", "redetect-interval=4 draw=true post-messages=true",
+      "cudablur backend=cuda kernel-size=3 sigma=0.8");
+}
+
+/* GRAY8 input, the defaults (redetect-interval 10); and the points from
+ * cudaharris's keypoints meta instead of a detection. */
+TEST (HeldResultsGpu, FlowSparseGrayAndKeypointsInput)
+{
+  check_held_equals_immediate ("cudaflow", "post-messages=true", "cudagray backend=cuda");
+  check_held_equals_immediate ("cudaflow", "max-corners=40 draw=true post-messages=true",
+      "cudaharris backend=cuda method=shi-tomasi max-corners=60");
+}
+
+TEST (HeldResultsGpu, FlowDenseFramesLeaveWithTheirOwnGrid)
+{
+  check_held_equals_immediate ("cudaflow", "mode=dense grid-step=12 draw=true post-messages=true",
+      "cudablur backend=cuda kernel-size=3 sigma=0.8");
+  check_held_equals_immediate ("cudaflow", "mode=dense output=flow-color grid-step=16 post-messages=true",
+      "cudablur backend=cuda kernel-size=3 sigma=0.8");
 }

@@ -604,7 +604,7 @@ declared_kernels ()
       break;
     k.push_back (&t);
   }
-  k.insert (k.end (), { &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
+  k.insert (k.end (), { &flow_input_traits (), &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
                           &flow_draw_traits () });
   k.insert (k.end (), { &facedetect_rows_traits (), &facedetect_cols_traits (), &facedetect_cascade_traits (),
                           &facedetect_stages_traits (), &facedetect_deep_traits (), &facedetect_group_traits (),
@@ -647,7 +647,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.weak", "canny.histogram", "canny.median" })
     EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
-  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 5u + 7u);
+  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 7u);
 
   /* The fixed shapes (shared-memory tiles, one warp, the direct blur's
    * shuffle segments) are listed and skipped; every other kernel is

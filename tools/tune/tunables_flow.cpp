@@ -77,6 +77,16 @@ track (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInput
   });
 }
 
+/* Level 0 as the element builds it: an RGBA frame's luma, and the frame
+ * copied to the output (output=passthrough), in one kernel. */
+const RegisterTunable input ({ flow_input_traits ().name, &flow_input_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      FlowPyramid & pyr = in.object<FlowPyramid> ("flow.pyramid", [] { return std::make_shared<FlowPyramid> (); });
+      const Image8 out = in.dst8 (w, h, 4);
+      return pyr.build_base ({ in.src8 (w, h, 4), false, PackedRgb::RGBA }, FlowParams {}.window, 0, p, s, &out);
+    },
+    {}, "RGBA in: its luma into level 0 and the frame copied to the output" });
+
 const RegisterTunable pyrdown ({ flow_pyrdown_traits ().name, &flow_pyrdown_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) { return build (1, p, s, w, h, in); },
     [] (const std::vector<FrameSize> & sizes) { return flow_level_sizes (sizes, true); },

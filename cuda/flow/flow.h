@@ -247,6 +247,14 @@ private:
   /* The graph's launches after the tracking: the results' done word and
    * the slot's event. */
   CudaStatus finish_slot (int slot, cudaStream_t stream);
+  /* A frame graph's key (flow_kernels.cu): the parameters, the pyramid's
+   * shape and the session's state it was captured with; the mode's own
+   * fields are the caller's. */
+  struct FrameKey;
+  FrameKey frame_key (int mode, const FlowParams & p, int slot, bool input, bool levels) const;
+  /* The graph's first launches: level 0 from the frame's pointers (`input`,
+   * see input_for_graph), the levels above (`levels`). */
+  CudaStatus queue_pyramid (int slot, bool input, bool levels, const LaunchPolicy & policy, cudaStream_t stream);
 
   FlowPyramid pyr_[2];
   int cur_ = 0;          /* pyr_[cur_] is the current frame's */

@@ -656,12 +656,10 @@ FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
   return {};
 }
 
-namespace {
-
 /* What a frame's graph depends on besides the buffers' addresses (which
  * change only with an allocation: that drops every graph): one value, so
  * that the key is one copy. */
-struct FrameKey {
+struct FlowSession::FrameKey {
   int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n;
   int window, max_level, iterations, capacity;
   double epsilon, min_eig;
@@ -669,11 +667,12 @@ struct FrameKey {
   size_t slot_capacity;
 };
 
-FrameKey
-frame_key (int mode, const FlowPyramid & pyr, const FlowParams & p)
+FlowSession::FrameKey
+FlowSession::frame_key (int mode, const FlowParams & p, int slot, bool input, bool levels) const
 {
   FrameKey k;
   std::memset (&k, 0, sizeof (k)); /* padding too: the key is its bytes */
+  const FlowPyramid & pyr = pyr_[cur_];
   k.mode = mode;
   k.pyr_levels = pyr.levels ();
   k.w = pyr.width ();
@@ -683,10 +682,34 @@ frame_key (int mode, const FlowPyramid & pyr, const FlowParams & p)
   k.iterations = p.iterations;
   k.epsilon = p.epsilon;
   k.min_eig = p.min_eig;
+  k.cur = cur_;
+  k.input = input;
+  k.gray = input_.gray;
+  k.layout = (int) input_.layout;
+  k.copy = has_copy_;
+  k.levels = levels;
+  k.capacity = capacity_;
+  k.head = slots_[slot].get ();
+  k.slot_capacity = slot_capacity_[slot];
   return k;
 }
 
-}  // namespace
+CudaStatus
+FlowSession::queue_pyramid (int slot, bool input, bool levels, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (input) {
+    /* the frame's pointers, from the pinned block input_for_graph wrote */
+    CV_CUDA_TRY (cudaMemcpyAsync (dargs_.as<FlowInputArgs> () + slot, static_cast<FlowInputArgs *> (args_.get ()) + slot,
+        sizeof (FlowInputArgs), cudaMemcpyHostToDevice, stream));
+    const CudaStatus r = pyr_[cur_].build_input_from (dargs_.as<FlowInputArgs> () + slot, input_.gray, input_.layout,
+        has_copy_, policy, stream);
+    if (!r.ok ())
+      return r;
+  }
+  if (levels)
+    return pyr_[cur_].build_levels (policy, stream);
+  return {};
+}
 
 CudaStatus
 FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
@@ -707,37 +730,18 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
   uint32_t *counts = counts_.as<uint32_t> ();
-  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
-  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
 
   /* The frame's launches as one graph (captured_graphs.h), keyed by all
    * they depend on: the pyramids, lists, slot and arguments by parity. */
-  FrameKey k = frame_key (0, pyr_[cur_], p);
-  k.cur = cur_;
+  FrameKey k = frame_key (0, p, slot, input, levels);
   k.from = from;
   k.track = track;
-  k.input = input;
-  k.gray = input_.gray;
-  k.layout = (int) input_.layout;
-  k.copy = has_copy_;
-  k.levels = levels;
-  k.capacity = capacity_;
-  k.head = head;
-  k.slot_capacity = slot_capacity_[slot];
   CapturedGraphs::Key key;
   key.add (k);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
-    if (input) {
-      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
-      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
-      if (!r.ok ())
-        return r;
-    }
-    if (levels) {
-      const CudaStatus r = pyr_[cur_].build_levels (policy, st);
-      if (!r.ok ())
-        return r;
-    }
+    const CudaStatus q = queue_pyramid (slot, input, levels, policy, st);
+    if (!q.ok ())
+      return q;
     if (track) {
       const CudaStatus r = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[from].as<const float> (),
           flags_[from].as<const uint8_t> (), capacity_, pts_[to].as<float> (), flags_[to].as<uint8_t> (), p, true,
@@ -790,35 +794,16 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   levels_pending_ = false;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
-  FlowInputArgs *args = static_cast<FlowInputArgs *> (args_.get ()) + slot;
-  FlowInputArgs *dargs = dargs_.as<FlowInputArgs> () + slot;
 
-  FrameKey k = frame_key (1, cur, p);
-  k.cur = cur_;
-  k.input = input;
-  k.gray = input_.gray;
-  k.layout = (int) input_.layout;
-  k.copy = has_copy_;
-  k.levels = levels;
+  FrameKey k = frame_key (1, p, slot, input, levels);
   k.step = step;
   k.n = n;
-  k.capacity = capacity_;
-  k.head = head;
-  k.slot_capacity = slot_capacity_[slot];
   CapturedGraphs::Key key;
   key.add (k);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
-    if (input) {
-      CV_CUDA_TRY (cudaMemcpyAsync (dargs, args, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
-      const CudaStatus r = pyr_[cur_].build_input_from (dargs, input_.gray, input_.layout, has_copy_, policy, st);
-      if (!r.ok ())
-        return r;
-    }
-    if (levels) {
-      const CudaStatus r = pyr_[cur_].build_levels (policy, st);
-      if (!r.ok ())
-        return r;
-    }
+    const CudaStatus q = queue_pyramid (slot, input, levels, policy, st);
+    if (!q.ok ())
+      return q;
     if (n > 0) {
       const CudaStatus r = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (),
           flags_[1].as<uint8_t> (), p, true, policy, st);

@@ -251,6 +251,10 @@ private:
    * shape and the session's state it was captured with; the mode's own
    * fields are the caller's. */
   struct FrameKey;
+  /* begin_slot, then input_for_graph; `levels`: the pyramid's levels
+   * above 0 are still to be queued (now taken). */
+  CudaStatus begin_frame (int slot, size_t vectors, const LaunchPolicy & policy, cudaStream_t stream, bool * input,
+      bool * levels);
   FrameKey frame_key (int mode, const FlowParams & p, int slot, bool input, bool levels) const;
   /* The graph's first launches: level 0 from the frame's pointers (`input`,
    * see input_for_graph), the levels above (`levels`). */

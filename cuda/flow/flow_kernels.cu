@@ -695,6 +695,21 @@ FlowSession::frame_key (int mode, const FlowParams & p, int slot, bool input, bo
 }
 
 CudaStatus
+FlowSession::begin_frame (int slot, size_t vectors, const LaunchPolicy & policy, cudaStream_t stream, bool *input,
+    bool *levels)
+{
+  *input = *levels = false;
+  CudaStatus s = begin_slot (slot, vectors, stream);
+  if (s.ok ())
+    s = input_for_graph (slot, policy, stream, input);
+  if (!s.ok ())
+    return s;
+  *levels = levels_pending_;
+  levels_pending_ = false;
+  return {};
+}
+
+CudaStatus
 FlowSession::queue_pyramid (int slot, bool input, bool levels, const LaunchPolicy & policy, cudaStream_t stream)
 {
   if (input) {
@@ -717,16 +732,12 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   const int slot = cur_;
   const bool track = has_prev_ && has_points_;
   CudaStatus s = ensure_points (0, stream);
+  bool input = false, levels = false;
   if (s.ok ())
-    s = begin_slot (slot, (size_t) capacity_, stream);
-  bool input = false;
-  if (s.ok ())
-    s = input_for_graph (slot, policy, stream, &input);
+    s = begin_frame (slot, (size_t) capacity_, policy, stream, &input, &levels);
   if (!s.ok ())
     return s;
   const int from = in_, to = 1 - in_;
-  const bool levels = levels_pending_;
-  levels_pending_ = false;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
   uint32_t *counts = counts_.as<uint32_t> ();
@@ -783,15 +794,11 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   const FlowPyramid & cur = pyr_[cur_];
   const int n = has_prev_ ? flow_grid_cols (cur.width (), step) * flow_grid_rows (cur.height (), step) : 0;
   CudaStatus s = ensure_points (n, stream);
+  bool input = false, levels = false;
   if (s.ok ())
-    s = begin_slot (slot, (size_t) n, stream);
-  bool input = false;
-  if (s.ok ())
-    s = input_for_graph (slot, policy, stream, &input);
+    s = begin_frame (slot, (size_t) n, policy, stream, &input, &levels);
   if (!s.ok ())
     return s;
-  const bool levels = levels_pending_;
-  levels_pending_ = false;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
 

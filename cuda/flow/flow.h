@@ -46,6 +46,7 @@
 #include "../policy/launch_policy.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace cudavision {
@@ -256,9 +257,11 @@ private:
   CudaStatus begin_frame (int slot, size_t vectors, const LaunchPolicy & policy, cudaStream_t stream, bool * input,
       bool * levels);
   FrameKey frame_key (int mode, const FlowParams & p, int slot, bool input, bool levels) const;
-  /* The graph's first launches: level 0 from the frame's pointers (`input`,
-   * see input_for_graph), the levels above (`levels`). */
-  CudaStatus queue_pyramid (int slot, bool input, bool levels, const LaunchPolicy & policy, cudaStream_t stream);
+  /* The frame's graph (replayed by key `k`): level 0 from the frame's
+   * pointers (`input`, see input_for_graph), the levels above (`levels`),
+   * the mode's launches (`track`), then finish_slot. */
+  CudaStatus run_frame_graph (const FrameKey & k, int slot, bool input, bool levels, const LaunchPolicy & policy,
+      cudaStream_t stream, const std::function<CudaStatus (cudaStream_t)> & track);
 
   FlowPyramid pyr_[2];
   int cur_ = 0;          /* pyr_[cur_] is the current frame's */

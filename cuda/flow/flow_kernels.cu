@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 
 namespace cudavision {
 namespace {
@@ -710,20 +711,29 @@ FlowSession::begin_frame (int slot, size_t vectors, const LaunchPolicy & policy,
 }
 
 CudaStatus
-FlowSession::queue_pyramid (int slot, bool input, bool levels, const LaunchPolicy & policy, cudaStream_t stream)
+FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool levels, const LaunchPolicy & policy,
+    cudaStream_t stream, const std::function<CudaStatus (cudaStream_t)> & track)
 {
-  if (input) {
-    /* the frame's pointers, from the pinned block input_for_graph wrote */
-    CV_CUDA_TRY (cudaMemcpyAsync (dargs_.as<FlowInputArgs> () + slot, static_cast<FlowInputArgs *> (args_.get ()) + slot,
-        sizeof (FlowInputArgs), cudaMemcpyHostToDevice, stream));
-    const CudaStatus r = pyr_[cur_].build_input_from (dargs_.as<FlowInputArgs> () + slot, input_.gray, input_.layout,
-        has_copy_, policy, stream);
-    if (!r.ok ())
-      return r;
-  }
-  if (levels)
-    return pyr_[cur_].build_levels (policy, stream);
-  return {};
+  CapturedGraphs::Key key;
+  key.add (k);
+  return graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (input) {
+      /* the frame's pointers, from the pinned block input_for_graph wrote */
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs_.as<FlowInputArgs> () + slot,
+          static_cast<FlowInputArgs *> (args_.get ()) + slot, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus r = pyr_[cur_].build_input_from (dargs_.as<FlowInputArgs> () + slot, input_.gray,
+          input_.layout, has_copy_, policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    if (levels) {
+      const CudaStatus r = pyr_[cur_].build_levels (policy, st);
+      if (!r.ok ())
+        return r;
+    }
+    const CudaStatus t = track (st);
+    return t.ok () ? finish_slot (slot, st) : t;
+  });
 }
 
 CudaStatus
@@ -747,12 +757,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   FrameKey k = frame_key (0, p, slot, input, levels);
   k.from = from;
   k.track = track;
-  CapturedGraphs::Key key;
-  key.add (k);
-  s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
-    const CudaStatus q = queue_pyramid (slot, input, levels, policy, st);
-    if (!q.ok ())
-      return q;
+  s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (track) {
       const CudaStatus r = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[from].as<const float> (),
           flags_[from].as<const uint8_t> (), capacity_, pts_[to].as<float> (), flags_[to].as<uint8_t> (), p, true,
@@ -768,7 +773,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
           head, vectors);
     }
     CV_CUDA_TRY_LAUNCH ("publish_sparse_kernel");
-    return finish_slot (slot, st);
+    return {};
   });
   if (!s.ok ())
     return s;
@@ -805,12 +810,7 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   FrameKey k = frame_key (1, p, slot, input, levels);
   k.step = step;
   k.n = n;
-  CapturedGraphs::Key key;
-  key.add (k);
-  s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
-    const CudaStatus q = queue_pyramid (slot, input, levels, policy, st);
-    if (!q.ok ())
-      return q;
+  s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (n > 0) {
       const CudaStatus r = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (),
           flags_[1].as<uint8_t> (), p, true, policy, st);
@@ -821,7 +821,7 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
     publish_dense_kernel<<<blocks, 256, 0, st>>> (pts_[0].as<const float2> (), pts_[1].as<const float2> (),
         flags_[1].as<const uint8_t> (), n, head, vectors);
     CV_CUDA_TRY_LAUNCH ("publish_dense_kernel");
-    return finish_slot (slot, st);
+    return {};
   });
   if (!s.ok ())
     return s;

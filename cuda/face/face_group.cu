@@ -104,7 +104,6 @@ struct GlobalLoad {
   __device__ int operator() (const int *p) const { return __ldcg (p); }
 };
 
-/* Each window's rectangle, for the pair scan. */
 /* A frame's counters zero and its key list all ones (unused keys sort
  * last): one kernel instead of two memsets, one node fewer in the
  * frame's graph. */
@@ -136,6 +135,7 @@ publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceK
   }
 }
 
+/* Each window's rectangle, for the pair scan. */
 __global__ void
 decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned capacity,
     const LevelDesc *__restrict__ levels, int4 *rects)

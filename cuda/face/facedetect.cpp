@@ -116,11 +116,11 @@ FaceDetector::prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, 
       ends_.push_back (e);
   if (ends_.empty ())
     ends_.push_back (1);
-  return ensure_lists (stream);
+  return ensure_lists ();
 }
 
 CudaStatus
-FaceDetector::ensure_lists (cudaStream_t stream)
+FaceDetector::ensure_lists ()
 {
   for (int k = 0; k < 2; k++) {
     CudaStatus s = lists_[k].ensure ((size_t) list_capacity_[k] * sizeof (facedetect::WindowEntry));
@@ -145,9 +145,6 @@ FaceDetector::ensure_lists (cudaStream_t stream)
       host_state_.reset ();
       return { e, "face detection: mapped read-back buffer" };
     }
-    /* The read-back copies a fixed first chunk, beyond the keys written:
-     * let it be defined memory (compute-sanitizer's initcheck). */
-    CV_CUDA_TRY (cudaMemsetAsync (state_.get (), 0, bytes, stream));
   }
   const size_t key_bytes = (size_t) face_capacity_ * sizeof (facedetect::FaceKey);
   if (key_bytes > keys_.size ()) {
@@ -335,20 +332,18 @@ FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const 
   f.active = false;
   f.levels.clear ();
   if (has_cascade ()) {
-    const int key[4] = { gray.width, gray.height, window_width_, window_height_ };
-    if (!std::equal (key, key + 4, levels_key_) || !same_params (params, levels_params_) || levels_cache_.empty ()) {
-      levels_cache_ = plan_face_levels (gray.width, gray.height, window_width_, window_height_, params);
-      std::copy (key, key + 4, levels_key_);
-      levels_params_ = params;
+    if (!same_params (params, plan_params_)) {
+      plan_.levels.clear ();
+      plan_params_ = params;
     }
-    f.levels = levels_cache_;
+    /* the plan's levels while it holds (same size, parameters and window:
+     * set_cascade drops it), so that a stream computes them once */
+    const bool planned = !plan_.levels.empty () && plan_width_ == gray.width && plan_height_ == gray.height;
+    f.levels = planned ? plan_.levels
+                       : plan_face_levels (gray.width, gray.height, window_width_, window_height_, params);
   }
   if (f.levels.empty ())
     return {};
-  if (!same_params (params, plan_params_)) {
-    plan_.levels.clear ();
-    plan_params_ = params;
-  }
   /* what the device's keys can hold (face_batches.h) */
   if (gray.width > facedetect::kMaxFaceCoordinate || gray.height > facedetect::kMaxFaceCoordinate ||
       f.levels.size () > (size_t) facedetect::kMaxFaceLevels)
@@ -387,7 +382,7 @@ FaceDetector::collect (Result * result)
   for (int retry = 0; s.ok () && grow_overflowed (); retry++) {
     if (retry > (int) ends_.size () + 1)
       return { cudaErrorUnknown, "face detection: the window lists kept overflowing" };
-    s = ensure_lists (f.stream);
+    s = ensure_lists ();
     if (s.ok ())
       s = search (gray, *f.policy, f.stream, f.hook, false);
     if (s.ok ())
@@ -464,7 +459,6 @@ FaceDetector::release ()
   read_.reset ();
   graphs_.clear ();
   pending_ = {};
-  levels_cache_.clear ();
   plan_ = {};
   list_capacity_[0] = list_capacity_[1] = face_capacity_ = edge_capacity_ = 0;
   state_header_words_ = 0;

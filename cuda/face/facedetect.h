@@ -145,7 +145,7 @@ private:
   bool groups_on_device () const;
   /* The rest of run_frame's read-back, once its event has completed. */
   CudaStatus read_back (cudaStream_t stream);
-  CudaStatus ensure_lists (cudaStream_t stream);
+  CudaStatus ensure_lists ();
   /* Grows every list a frame overflowed; true when one did. */
   bool grow_overflowed ();
 
@@ -157,12 +157,6 @@ private:
   int window_width_ = 0, window_height_ = 0;
   Schedule schedule_;
   size_t batch_cap_ = facedetect::kBatchIntegralBytes;
-
-  /* plan_face_levels of the last frame size and parameters (the same
-   * every frame of a stream: computed once) */
-  std::vector<FaceLevel> levels_cache_;
-  int levels_key_[4] = { 0, 0, 0, 0 }; /* width, height, window width, height */
-  FaceDetectParams levels_params_;
 
   /* the pyramid of the last frame size (rebuilt when it changes) */
   facedetect::FacePlan plan_;

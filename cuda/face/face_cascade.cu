@@ -81,7 +81,7 @@ __device__ __forceinline__ facedetect::FaceKey
 frame_key (const LevelDesc & L, const Window & w)
 {
   return facedetect::face_key (haar::round_f (haar::fmul ((float) (w.gx * L.step), L.scale)),
-      haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index);
+      haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index, L.key_x_shift, L.key_y_shift);
 }
 
 template <bool STUMPS>

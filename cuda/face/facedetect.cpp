@@ -216,8 +216,8 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   const bool group = groups_on_device ();
   const GroupScratch scratch { sort_scratch_.get (), sort_scratch_bytes_, rects_.as<int4> (), edges_.as<uint2> (),
     header + 1, edge_capacity_, parent_.as<int> () };
-  CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, group, levels_.as<LevelDesc> (),
-      scratch, policy, stream, { &hook, -1, gray.width, gray.height });
+  CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, plan_.key.end_bit, group,
+      levels_.as<LevelDesc> (), scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
   /* One read-back: the counters and the first keys together, written by
@@ -397,9 +397,11 @@ FaceDetector::collect (Result * result)
   const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
   /* sorted on the device: the host's FaceRect order */
   result->raw.reserve (n);
+  const facedetect::FaceKeyLayout & kl = plan_.key;
   for (unsigned i = 0; i < n; i++) {
-    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i])];
-    result->raw.push_back ({ facedetect::key_x (keys[i]), facedetect::key_y (keys[i]), l.win_width, l.win_height });
+    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i], kl.x_shift)];
+    result->raw.push_back ({ facedetect::key_x (keys[i], kl.x_shift, kl.y_shift),
+        facedetect::key_y (keys[i], kl.y_shift), l.win_width, l.win_height });
   }
   result->faces = result->raw;
   if (grouping_) {

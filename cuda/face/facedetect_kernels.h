@@ -101,7 +101,7 @@ struct GroupScratch {
 };
 
 /* Sorts the `capacity` keys (unused ones all ones) into `sorted` with
- * CUB's radix sort; with `group`, then writes each of the `count` windows'
+ * CUB's radix sort, on bits [kFaceKeySortBit, end_bit) (FaceKeyLayout); with `group`, then writes each of the `count` windows'
  * class root (its first similar window, cv::partition's numbering) into
  * its key's low bits (face_group.cu). */
 CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
@@ -115,7 +115,7 @@ CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys
 CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
     unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
-    bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
+    int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* Up to this many boxes travel in the draw launch's parameters. */

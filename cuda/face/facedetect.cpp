@@ -209,7 +209,8 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k), policy, stream,
           hc);
     if (s.ok ())
-      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), faces, policy, stream, hc);
+      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), schedule_.patch_from, faces, policy,
+          stream, hc);
     if (!s.ok ())
       return s;
   }
@@ -255,7 +256,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (plan_params_.max_width).add (plan_params_.max_height).add (grouping_).add (device_grouping_);
   for (int e : ends_)
     key.add (e);
-  key.add (schedule_.lanes).add (schedule_.round_lanes).add (batch_cap_);
+  key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());
   const bool graphs = replay && !hook && policy.replays_allowed ();

@@ -81,10 +81,14 @@ CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int la
  * lanes per window (1, 2, 4, 8, 16 or 32; more than 1 only for cascades
  * whose stage sums are exact in any order, haar::stage_sums_exact); those
  * that pass and that OpenCV's scan evaluates (haar::evaluated_by_opencv)
- * are appended to `faces` in frame pixels. */
+ * are appended to `faces` in frame pixels. With 32 lanes, a window still
+ * in at stage `patch_from` is read from a copy of its integral corners in
+ * shared memory from then on (kNoPatch: never; windows up to 31 pixels
+ * wide). */
+constexpr int kNoPatch = kFaceNoPatch;
 CudaStatus launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
-    const WindowList & in, int first, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream,
-    const HookContext & hc);
+    const WindowList & in, int first, int patch_from, const RectList & faces, const LaunchPolicy & policy,
+    cudaStream_t stream, const HookContext & hc);
 
 /* The device grouping's scratch: CUB's sort storage, each window's
  * rectangle, the similar pairs (their count may pass the capacity: the
@@ -137,8 +141,9 @@ void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, 
     cudaStream_t stream);
 
 /* Blocks of `threads` threads that fill the device for `kernel` (its
- * occupancy at that block size times the SM count), at least 1. */
-unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev);
+ * occupancy at that block size and dynamic shared memory times the SM
+ * count), at least 1. */
+unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev, size_t shared_bytes = 0);
 
 }  // namespace facedetect
 }  // namespace cudavision

@@ -42,7 +42,9 @@
  * registers against 119). The form here (also 4-instruction reflection,
  * 6-row ring), on an H200 beside the first form with the 8-row ring:
  * 7.23 against 7.94-7.97 at 1920x1080, 10.98-11.10 against 12.16 at
- * 3840x2160 (not yet run on an H100). Of the bench's figure about 5 us is
+ * 3840x2160; on an H100 beside the first form with the 6-row ring
+ * (fifth session): 7.49-7.55 against 8.13-8.16, 11.94-12.16 against
+ * 13.09-13.12. Of the bench's figure about 5 us is
  * the cost of a launch between two events (a 256x64 frame: 5.2 us).
  * Radius classes 3 and 4 (up to 9x9) keep the 2-row
  * kernel: a lane loads its 2 + 2R rows at once, kBlurDirectRows output

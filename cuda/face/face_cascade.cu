@@ -145,15 +145,15 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
     const uint32_t *in_count, unsigned in_capacity, int first, int last, WindowEntry *out, uint32_t *out_count,
     unsigned out_capacity, facedetect::FaceKey *faces, int patch_from)
 {
-  /* facedetect.deep, 8 lanes a window or more: from stage patch_from on,
-   * the window's integral corners ((W + 1) x (H + 1) words, rows at an
-   * odd pitch against bank conflicts) are copied into the group's patch
-   * of shared memory once and read there. A warp's 32 lanes read 32
+  /* facedetect.deep, a warp per window: from stage patch_from on, the
+   * window's integral corners ((W + 1) x (H + 1) words, rows at an odd
+   * pitch against bank conflicts) are copied into the warp's patch of
+   * shared memory once and read there. The warp's 32 lanes read 32
    * different weak classifiers' corners of one window: from L1 that is
    * about one wavefront per distinct line, from shared memory one per
    * bank conflict. Windows that leave within a few deep stages (most of
    * them) never pay for the copy. */
-  constexpr bool kPatch = FINAL && LANES >= 8;
+  constexpr bool kPatch = FINAL && LANES == 32;
   extern __shared__ uint32_t window_patches[];
   const int patch_w = c.window_width + 1, patch_h = c.window_height + 1, patch_pitch = patch_w | 1;
   const cg::thread_block_tile<LANES> g = cg::tiled_partition<LANES> (cg::this_thread_block ());
@@ -174,8 +174,8 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
       if (kPatch && !in_patch && si >= patch_from) {
         g.sync ();  /* the previous window's reads are done */
         for (int r = 0; r < patch_h; r++)
-          for (int x = lane; x < patch_w; x += LANES)
-            patch[r * patch_pitch + x] = haar::load_ro (ws + (unsigned) (r * L.pitch + x));
+          if (lane < patch_w)
+            patch[r * patch_pitch + lane] = haar::load_ro (ws + (unsigned) (r * L.pitch + lane));
         g.sync ();
         in_patch = true;
       }
@@ -326,15 +326,15 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   /* whole warps: a group of lanes never straddles two */
   c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
   const unsigned per_block = c.block.threads () / (unsigned) lanes;
-  /* the deep kernel's window patches: a group's each (8 lanes or more) */
+  /* the deep kernel's window patches: a warp's each, a lane per column */
   const int patch_w = cascade.window_width + 1, patch_h = cascade.window_height + 1;
-  if (!FINAL || lanes < 8 || patch_w > 256 || patch_from >= last)
+  if (!FINAL || lanes != 32 || patch_w > 32 || patch_from >= last)
     patch_from = kNoPatch;
   size_t shared = patch_from == kNoPatch
       ? 0
-      : (size_t) per_block * (size_t) ((patch_w | 1) * patch_h) * sizeof (uint32_t);
-  /* beyond the default dynamic shared memory (large cascade windows),
-   * the windows stay in global memory */
+      : (size_t) (c.block.threads () / 32) * (size_t) ((patch_w | 1) * patch_h) * sizeof (uint32_t);
+  /* beyond the default dynamic shared memory (blocks of many warps), the
+   * windows stay in global memory */
   if (shared > 48 * 1024) {
     patch_from = kNoPatch;
     shared = 0;

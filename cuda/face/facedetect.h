@@ -95,7 +95,7 @@ public:
     std::vector<int> ends { 1, 2, 4 };
     int lanes = 32;
     int round_lanes = 1;
-    /* facedetect.deep with 8 lanes or more: the stage from which a window is
+    /* facedetect.deep with 32 lanes: the stage from which a window is
      * read from a copy of its integral corners in shared memory
      * (facedetect_kernels.h); 0: from the kernel's first stage,
      * kFaceNoPatch: never. Measured on an H100 (docs/PERFORMANCE.md):

@@ -81,10 +81,10 @@ CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int la
  * lanes per window (1, 2, 4, 8, 16 or 32; more than 1 only for cascades
  * whose stage sums are exact in any order, haar::stage_sums_exact); those
  * that pass and that OpenCV's scan evaluates (haar::evaluated_by_opencv)
- * are appended to `faces` in frame pixels. With 8 lanes or more, a window
- * still in at stage `patch_from` is read from a copy of its integral
- * corners in shared memory from then on (kNoPatch: never; only where a
- * block's patches fit 48 KiB). */
+ * are appended to `faces` in frame pixels. With 32 lanes, a window still
+ * in at stage `patch_from` is read from a copy of its integral corners in
+ * shared memory from then on (kNoPatch: never; windows up to 31 pixels
+ * wide, blocks whose patches fit 48 KiB). */
 constexpr int kNoPatch = kFaceNoPatch;
 CudaStatus launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
     const WindowList & in, int first, int patch_from, const RectList & faces, const LaunchPolicy & policy,

@@ -85,10 +85,12 @@ parse_mode (const std::string & s, Mode * m)
 
 /* FaceDetector::Schedule, as the bench names it: the stage ends of the
  * first kernel and of each round, the deep kernel's lanes per window and
- * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out). */
+ * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out), and pN: the deep
+ * kernel's window patch from stage N on (1-2-4:32/1p8). */
 struct Schedule {
   std::vector<int> ends;  /* empty: the detector's default */
   int lanes = 0, round_lanes = 1;
+  int patch_from = cudavision::kFaceNoPatch;
 };
 
 void
@@ -96,7 +98,7 @@ apply_schedule (FaceDetector & d, const Schedule & s)
 {
   FaceDetector::Schedule sc;
   if (!s.ends.empty ())
-    sc = { s.ends, s.lanes, s.round_lanes };
+    sc = { s.ends, s.lanes, s.round_lanes, s.patch_from };
   d.set_schedule (sc);
 }
 
@@ -112,6 +114,9 @@ parse_schedule (const std::string & s, Schedule * out)
   const size_t slash = s.find ('/', colon);
   if (slash != std::string::npos)
     out->round_lanes = std::atoi (s.substr (slash + 1).c_str ());
+  const size_t patch = s.find ('p', colon);
+  if (patch != std::string::npos)
+    out->patch_from = std::atoi (s.substr (patch + 1).c_str ());
   return !out->ends.empty () && out->lanes > 0 && out->round_lanes > 0;
 }
 
@@ -123,7 +128,8 @@ schedule_str (const Schedule & s)
   std::string out;
   for (int e : s.ends)
     out += (out.empty () ? "" : "-") + std::to_string (e);
-  return out + ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
+  out += ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
+  return s.patch_from < cudavision::kFaceNoPatch ? out + "p" + std::to_string (s.patch_from) : out;
 }
 
 bool

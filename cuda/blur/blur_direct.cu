@@ -104,15 +104,16 @@ blur_direct_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
 
 /* Lanes of a segment: the shuffles' width, fixed by the 16x16 block. */
 constexpr int kSeg = 16;
-/* Packed words of a row a lane sums per column: its 4 words' even and odd
- * bytes, and the pair of halo pixels of a segment's end lane. */
-constexpr int kSums = 9;
 
-/* An image row index, reflect-101, without the fold loop inside the frame. */
+/* The frame's row for y in [-R, height - 1 + R], reflect-101 with one fold
+ * (the launcher sends frames of height <= R to the 2-row kernel), and some
+ * row of the frame for y beyond (the rows only outputs past the frame's
+ * last row read): 4 instructions, no loop, no branch. */
 __device__ __forceinline__ int
 frame_row (int y, int height)
 {
-  return (unsigned) y < (unsigned) height ? y : blur_detail::reflect101 (y, height);
+  const int a = abs (y);
+  return max (0, min (a, 2 * height - 2 - a));
 }
 
 /* What a lane is, for the whole launch. */
@@ -147,26 +148,6 @@ stream_load (const uint8_t *row, const StreamLane & l, int width, uint32_t (&w)[
     strip_load_row (row, l.x, width,
         l.first ? StripEdge::Left : l.last ? StripEdge::Right : StripEdge::None, w);
   }
-}
-
-/* An input row into the packed column sums of one output row it touches,
- * as that output's input k (0 its top row): acc[m] (= if first, else +=)
- * tap * packed word m. The halo word enters as the one pair of pixels the
- * row pass needs from it (hsel), so a row's sums take 9 words, not 10. */
-template <int R>
-__device__ __forceinline__ void
-stream_accumulate (const uint32_t (&w)[kStripWords], uint32_t hsel, const uint32_t (&ty)[R + 1], int k, bool first,
-    uint32_t (&acc)[kSums])
-{
-  const uint32_t tap = ty[k >= R ? k - R : R - k];
-#pragma unroll
-  for (int n = 0; n < 4; n++) {
-    const uint32_t e = blur_detail::even_bytes (w[n]) * tap, o = blur_detail::odd_bytes (w[n]) * tap;
-    acc[2 * n] = first ? e : acc[2 * n] + e;
-    acc[2 * n + 1] = first ? o : acc[2 * n + 1] + o;
-  }
-  const uint32_t h = __byte_perm (w[kStripExt], 0u, hsel) * tap;
-  acc[8] = first ? h : acc[8] + h;
 }
 
 /* Asynchronous copies of global memory into shared memory (sm_80 and up):
@@ -211,14 +192,17 @@ cp_async_wait ()
 }
 
 /* Aligned frames read their rows through a ring of kRingSlots rows in
- * shared memory, kRingSlots - 1 of them in flight: every input row of a
- * unit at 4K (8 output rows, 12 input rows) is requested within its first
- * steps, where the register prefetch had one row in flight a lane and
- * waited for DRAM at every step. A slot is 16 bytes a lane (main) and a
- * word a segment end (ext); 8 slots are 33 KiB a block. The slot a row is
- * copied into is unused yet or the one read the step before, whose words
- * are already in registers. */
-constexpr int kRingSlots = 8;
+ * shared memory, kRingSlots - 1 of them in flight (the register prefetch
+ * had one row in flight a lane and waited for DRAM at every step). A slot
+ * is 16 bytes a lane (main) and a word a segment end (ext); 6 slots are 25
+ * KiB a block. The slot a row is copied into is unused yet or the one read
+ * the step before, whose words are already in registers. Measured on an
+ * H200 (2026-11-26, the kernel below, 5x5 at 4K, one run): 5 rows in
+ * flight 10.98-11.10 us, 4 11.14-11.20, 7 11.17-11.20, 10 (on an H100,
+ * beside 7: 12.51-12.64 against 12.29-12.32): every warp asks for all its
+ * rows at the start, and the deeper the ring, the later each warp's first
+ * row comes back. */
+constexpr int kRingSlots = 6;
 constexpr int kRingExt = 2 * kBlurDirectThreads / kSeg; /* the segments' two end lanes */
 struct RingSlots {
   uint4 *main;   /* the lane's 16 bytes of slot 0; slot s at main[s * kBlurDirectThreads] */
@@ -262,13 +246,18 @@ ring_take (const StreamLane & l, RingSlots ring, int j, uint32_t (&w)[kStripWord
 }
 
 /* One lane's unit: pixels x .. x + 15 of output rows y0 .. y0 + rows - 1,
- * streamed down its rows + 2R input rows. The packed column sums of the
- * L = 2R + 1 output rows an input row touches live in a ring of registers
- * (output p in slot p % L); each input row is added to them as it comes.
+ * streamed down its rows + 2R input rows. Each input row is unpacked once
+ * (strip_unpack_row: its bytes widened to 16-bit pairs) into a ring of
+ * L = 2R + 1 rows of registers (input row j in slot j % L); when an output
+ * row's last input row is in, its packed column sums are formed at once
+ * from pair sums of the symmetric taps (strip_column_sums: at radius 2, 2
+ * adds and 3 multiply-adds a word, half of them adds where accumulating
+ * each row into the 5 outputs it touches took 5 multiply-adds), and its
+ * row pass runs by two-way dot products (strip_row_pass_dp2a: 3 a pixel).
  * Aligned frames take their rows from the shared-memory ring (ring_issue,
  * ring_take: kRingSlots - 1 rows requested ahead); the others load the next
  * row into registers before a row is summed, so it has a step to arrive.
- * The loop body is unrolled L times so that every slot of the sums is a
+ * The loop body is unrolled L times so that every slot of the ring is a
  * constant. The steps' guards are the same for every lane (the warp's
  * units have the same height), so the shuffles, full-warp, stay
  * converged; only the stores are predicated. Row offsets are 32-bit (the
@@ -282,9 +271,9 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
   constexpr int ahead = kRingSlots - 1; /* rows in flight (aligned) */
   const int n_in = rows + 2 * R;
   auto row_of = [&] (int j) { return src + (uint32_t) frame_row (y0 - R + j, height) * (uint32_t) spitch; };
-  uint32_t acc[L][kSums];
+  uint32_t u[L][kStripSums];  /* input row j in u[j % L] */
   uint32_t next[kStripWords]; /* unaligned: the next input row */
-  /* the first 2R input rows: output p's first rows */
+  /* the first 2R input rows */
   if constexpr (Aligned) {
 #pragma unroll
     for (int j = 0; j < ahead; j++)
@@ -294,20 +283,15 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
       uint32_t w[kStripWords];
       ring_take (l, ring, j, w);
       ring_issue (row_of, l, ring, j + ahead, n_in);
-#pragma unroll
-      for (int p = 0; p <= j; p++)
-        stream_accumulate<R> (w, l.hsel, taps.y, j - p, p == j, acc[p]);
+      strip_unpack_row (w, l.hsel, u[j]);
     }
   } else {
-    uint32_t w[2 * R][kStripWords];
 #pragma unroll
-    for (int j = 0; j < 2 * R; j++)
-      stream_load<Aligned> (row_of (j), l, width, w[j]);
-#pragma unroll
-    for (int j = 0; j < 2 * R; j++)
-#pragma unroll
-      for (int p = 0; p <= j; p++)
-        stream_accumulate<R> (w[j], l.hsel, taps.y, j - p, p == j, acc[p]);
+    for (int j = 0; j < 2 * R; j++) {
+      uint32_t w[kStripWords];
+      stream_load<Aligned> (row_of (j), l, width, w);
+      strip_unpack_row (w, l.hsel, u[j]);
+    }
     stream_load<Aligned> (row_of (2 * R), l, width, next);
   }
   for (int p0 = 0; p0 < rows; p0 += L) {
@@ -323,14 +307,13 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
 #pragma unroll
           for (int n = 0; n < kStripWords; n++)
             w[n] = next[n];
-          /* past the unit's last step a row is loaded for nothing (reflected
-           * into the frame): cheaper than a test every step */
+          /* past the unit's last step a row is loaded for nothing (a row of
+           * the frame): cheaper than a test every step */
           stream_load<Aligned> (row_of (p + 2 * R + 1), l, width, next);
         }
-#pragma unroll
-        for (int k = 0; k <= 2 * R; k++) /* output p + 2R - k, slot (r + 2R - k) % L */
-          stream_accumulate<R> (w, l.hsel, taps.y, k, k == 0, acc[(r + 2 * R - k) % L]);
-        const uint32_t *a = acc[r];
+        strip_unpack_row (w, l.hsel, u[(r + 2 * R) % L]);
+        uint32_t a[kStripSums]; /* output row p's column sums; its input row k in slot (r + k) % L */
+        strip_column_sums<R> ([&] (int k) -> const uint32_t (&)[kStripSums] { return u[(r + k) % L]; }, taps.y, a);
         const uint32_t send_up = __byte_perm (a[6], a[7], 0x7632); /* [x + 14, x + 15] */
         const uint32_t send_dn = __byte_perm (a[0], a[1], 0x5410); /* [x, x + 1] */
         const uint32_t from_left = __shfl_up_sync (0xffffffffu, send_up, 1, kSeg);
@@ -343,7 +326,7 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
             right = __byte_perm (a[6], a[7], 0x5432); /* [x + 14, x + 13] */
         }
         uint32_t out[4];
-        strip_row_pass_pairs<R> (a, left, right, taps, out);
+        strip_row_pass_dp2a<R> (a, left, right, taps, out);
         const int y = y0 + p;
         if (store && y < height && l.x < width) {
           uint8_t *d = dst + (uint32_t) y * (uint32_t) dpitch + l.x;
@@ -362,11 +345,13 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
   }
 }
 
-/* Blocks an SM holds: registers uncapped (at radius 2: 119 with the
- * shared-memory ring, 33 KiB a block; 126 unaligned). Measured on an H100
- * (2026-11-26, 5x5 at 4K, register prefetch): 2 blocks 13.95 us; capped at
- * 80 registers for 3 blocks 14.02-14.21 (more warps, but fewer
- * instructions in flight each). */
+/* Blocks an SM holds: registers uncapped (at radius 2: 87 with the
+ * shared-memory ring, 25 KiB a block; 102 unaligned). Measured on an H100
+ * (2026-11-26, 5x5 at 4K, one run, 8-row ring): 2 blocks 12.29-12.32 us;
+ * capped at 80 registers for 3 blocks 13.47-13.50 (more warps, but shorter
+ * units, so more rows read twice, and no more instructions issued a cycle:
+ * ncu gave 2.1 an SM either way); the older kernel, with its register
+ * prefetch: 13.95 against 14.02-14.21. */
 constexpr int kStreamMinBlocks = 2;
 
 /* Work units: a band of kSeg lanes (16 * kSeg pixels) across `rows` output
@@ -455,9 +440,9 @@ launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & p
  * frames larger than the GPU holds at once). */
 template <int R, bool Aligned>
 CudaStatus
-launch_stream (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
+launch_stream (ConstImage8 src, Image8 dst, const BlurDirectTaps<R> & t, const LaunchPolicy & policy,
+    cudaStream_t stream)
 {
-  const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
   auto kernel = blur_stream_kernel<R, Aligned>;
   const KernelResources & res = cached_resources (kernel);
   (void) policy.choose (traits_of<R> (), res, src.width, src.height); /* fixed block: for the policy's records */
@@ -476,17 +461,20 @@ launch_stream (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPol
 }
 
 /* Radius classes 1 and 2: the streaming kernel (its 32-bit row offsets
- * hold for every frame up to 16384 x 16384; larger pitches fall back);
+ * hold for every frame up to 16384 x 16384; larger pitches fall back; so
+ * do row taps that are no byte, a centre tap of 256 being the identity
+ * along x, and frames of R rows or fewer, which reflect more than once);
  * 3 and 4: the 2-row kernel. */
 template <int R>
 CudaStatus
 launch_class (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & policy, cudaStream_t stream)
 {
   if constexpr (R <= 2) {
+    const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
     const bool fits = (size_t) src.pitch * src.height <= 0xffffffffu && (size_t) dst.pitch * dst.height <= 0xffffffffu;
-    if (fits)
-      return src.width % 16 == 0 ? launch_stream<R, true> (src, dst, bt, policy, stream)
-                                 : launch_stream<R, false> (src, dst, bt, policy, stream);
+    if (fits && t.xb_ok && src.height > R)
+      return src.width % 16 == 0 ? launch_stream<R, true> (src, dst, t, policy, stream)
+                                 : launch_stream<R, false> (src, dst, t, policy, stream);
   }
   return launch<R> (src, dst, bt, policy, stream);
 }

@@ -3,11 +3,12 @@
  *
  * A lane owns 16 adjacent pixels of a row (one 16-byte load) on a run of
  * consecutive rows and streams down them (blur_direct_strip.h), columns
- * first: each input row (the rows, plus R above and R below) goes at once
- * into the packed integer column sums of the output rows it touches (two
- * pixels per multiply-add), and an output row gets its row pass, is packed
- * and stored (one 16-byte store) as soon as its last input row is in, so
- * at most 2R + 1 rows of sums are live. The column sums beside a lane's 16
+ * first: the input rows (the rows, plus R above and R below) make packed
+ * integer column sums (two pixels per multiply-add; the 2-row kernel adds
+ * each row into the outputs it touches, the streaming kernel below keeps
+ * 2R + 1 rows and sums an output's column at once), and an output row gets
+ * its row pass, is packed and stored (one 16-byte store) as soon as its
+ * last input row is in. The column sums beside a lane's 16
  * come from its neighbours by warp shuffle; only a segment's two end lanes
  * read one extra word each. No barrier, no halo tile, no pixel shared
  * between lanes through shared memory (the streaming kernel's row ring
@@ -16,19 +17,36 @@
  *
  * Radius classes 1 and 2 (3x3, 5x5; blur_direct.cu's streaming kernel): a
  * lane's run is as long as fills one resident wave of blocks (8 rows at 4K
- * on an H100), the sums of 2R + 1 rows in a ring of registers, and every
- * SM is given the same number of runs. Frames whose width is a multiple
- * of 16 read their input rows through a ring of 8 rows in shared memory
- * that asynchronous copies (cp.async) fill 7 rows ahead of the row being
- * summed; other widths load the next row into registers while a row is
- * finished. Measured on an H100 (2026-11-26,
- * cudavision-bench-kernels --only blur, 5x5, median of 200, µs), with the
- * register prefetch alone: 8.35 at 1920x1080, 9.73 at 2560x1440, 13.95 at
- * 3840x2160, against 10.66, 12.42 and 17.02 for the 2-row kernel below in
- * the same run (fused: 9.47, 12.93, 21.07); with the shared-memory ring,
- * beside the register form in one run: 8.06-8.13 against 8.26-8.42 at
- * 1920x1080, 12.90-13.15 against 13.79-13.86 at 3840x2160. Radius classes
- * 3 and 4 (up to 9x9) keep the 2-row
+ * on an H100), and every SM is given the same number of runs. Each input
+ * row is unpacked once (bytes widened to 16-bit pairs) into a ring of
+ * 2R + 1 rows of registers; an output row's column sums are formed when
+ * its last row is in, from pair sums of the symmetric taps (at radius 2: 2
+ * adds and 3 multiply-adds a packed word), and its row pass runs by
+ * two-way dot products (__dp2a_lo/hi: a 16-bit sum pair times byte taps, 3
+ * a pixel), so row taps must fit a byte (a centre tap of 256, the identity
+ * along x, takes the 2-row kernel, as do frames of R rows or fewer).
+ * Frames whose width is a multiple of 16 read their rows through a ring of
+ * 6 rows in shared memory that asynchronous copies (cp.async) fill 5 rows
+ * ahead; other widths load the next row into registers while a row is
+ * finished.
+ *
+ * Measured (cudavision-bench-kernels --only blur --iters 200, 5x5, median
+ * of 200, us; each line one device call, two rounds): the first form,
+ * every row accumulated into the 5 outputs it touches and the row pass in
+ * unpacked 32-bit sums, with the register prefetch, on an H100: 8.35 at
+ * 1920x1080, 9.73 at 2560x1440, 13.95 at 3840x2160 (2-row kernel 10.66,
+ * 12.42, 17.02; fused 9.47, 12.93, 21.07); with an 8-row shared-memory
+ * ring 8.00-8.10 and 12.83-12.96. The unpacked rows, pair sums and dp2a
+ * row pass, 8-row ring, same H100 call: 7.58-7.62 and 12.29-12.32 (ncu: the
+ * kernel 9.59 against 10.4 us at 4K, 3.90M instructions against 4.84M, 87
+ * registers against 119). The form here (also 4-instruction reflection,
+ * 6-row ring), on an H200 beside the first form with the 8-row ring:
+ * 7.23 against 7.94-7.97 at 1920x1080, 10.98-11.10 against 12.16 at
+ * 3840x2160; on an H100 beside the first form with the 6-row ring
+ * (fifth session): 7.49-7.55 against 8.13-8.16, 11.94-12.16 against
+ * 13.09-13.12. Of the bench's figure about 5 us is
+ * the cost of a launch between two events (a 256x64 frame: 5.2 us).
+ * Radius classes 3 and 4 (up to 9x9) keep the 2-row
  * kernel: a lane loads its 2 + 2R rows at once, kBlurDirectRows output
  * rows a lane; the halo is then at most one word on each side. Beyond,
  * the fused kernel runs.

@@ -32,6 +32,12 @@ struct BlurDirectTaps {
   uint32_t y[R + 1];
   float x[R + 1];
   uint32_t xi[R + 1];
+  /* The row taps as bytes for strip_row_pass_dp2a (radius 1 and 2), when
+   * every one fits a byte (xb_ok; a centre tap of 256, the identity along
+   * x, does not): xb[0] = [t0, t2, t2, t0], xb[1] = [t1, t1, 0, t2], xb[2]
+   * = [t2, 0, 0, 0], byte 0 first (t2 = 0 for radius 1). */
+  uint32_t xb[3];
+  bool xb_ok;
 };
 
 /* The words a lane holds for one row: its 16 pixels as 4 words, and the
@@ -204,6 +210,92 @@ strip_row_pass_pairs (const uint32_t *acc, uint32_t left, uint32_t right, const 
   blur_detail::pack_bytes16 (v, 0x0062, out); /* the outputs are the sums' byte 2 */
 }
 
+/* The packed words the streaming kernel keeps of an input row: its 4
+ * words' even and odd bytes widened to 16 bits (u[2n], u[2n + 1]) and, in
+ * u[8], the one pair of halo pixels the row pass needs (hsel:
+ * kLeftPairSel or kRightPairSel; 0 where the lane has no halo word). */
+constexpr int kStripSums = 9;
+
+CV_HD void
+strip_unpack_row (const uint32_t (&w)[kStripWords], uint32_t hsel, uint32_t (&u)[kStripSums])
+{
+  using namespace blur_detail;
+  CV_UNROLL
+  for (int n = 0; n < 4; n++) {
+    u[2 * n] = even_bytes (w[n]);
+    u[2 * n + 1] = odd_bytes (w[n]);
+  }
+  u[8] = hd_byte_perm (w[kStripExt], 0u, hsel);
+}
+
+/* The packed column sums of an output row from its 2R + 1 unpacked input
+ * rows (row (k), k = 0 the top one), the symmetric taps applied to pair
+ * sums: t0 * centre + sum_d t_d * (above_d + below_d), two pixels an
+ * instruction. Exact, no carry between the halves: every partial sum is at
+ * most the whole, 255 * 256. */
+template <int R, class Rows>
+CV_HD void
+strip_column_sums (const Rows & row, const uint32_t (&ty)[R + 1], uint32_t (&acc)[kStripSums])
+{
+  CV_UNROLL
+  for (int m = 0; m < kStripSums; m++) {
+    uint32_t s = row (R)[m] * ty[0];
+    CV_UNROLL
+    for (int d = 1; d <= R; d++)
+      s += (row (R - d)[m] + row (R + d)[m]) * ty[d];
+    acc[m] = s;
+  }
+}
+
+/* strip_row_pass_pairs with two-way dot products (16-bit sums times byte
+ * taps, __dp2a_lo / __dp2a_hi): 3 instructions a pixel at radius 2 (2 at
+ * radius 1) and one byte permute a pair of pixels, where the pairs form
+ * unpacked sums, 2 multiply-adds and 2 adds a pixel. The same integer sum
+ * (OpenCV's, plus 2^15; the output is its byte 2), so the same pixels; only
+ * for taps that fit a byte (t.xb_ok). acc[2n] holds sums [4n, 4n + 2],
+ * acc[2n + 1] [4n + 1, 4n + 3]; left [-2, -1], right [16, 17]. */
+template <int R>
+CV_HD void
+strip_row_pass_dp2a (const uint32_t *acc, uint32_t left, uint32_t right, const BlurDirectTaps<R> & t,
+    uint32_t (&out)[4])
+{
+  static_assert (R >= 1 && R <= 2, "the pairs hold 2 sums a side");
+  const uint32_t ka = t.xb[0], kb = t.xb[1], kc = t.xb[2];
+  uint32_t v[16];
+  CV_UNROLL
+  for (int n = 0; n < 4; n++) {
+    const uint32_t e = acc[2 * n], o = acc[2 * n + 1];
+    /* [c(4n - 2), c(4n - 1)] as the low and high half of the words before */
+    const uint32_t e_prev = n == 0 ? left : acc[2 * n - 2]; /* c(4n - 2): hi, or lo of left */
+    const uint32_t o_prev = n == 0 ? left : acc[2 * n - 1]; /* c(4n - 1): hi */
+    const uint32_t e_next = n == 3 ? right : acc[2 * n + 2]; /* c(4n + 4): lo */
+    const uint32_t o_next = n == 3 ? right : acc[2 * n + 3]; /* c(4n + 5): lo, or hi of right */
+    const uint32_t x = hd_byte_perm (o_prev, o, 0x5432);     /* [c(4n - 1), c(4n + 1)] */
+    const uint32_t y = hd_byte_perm (e, e_next, 0x5432);     /* [c(4n + 2), c(4n + 4)] */
+    /* 4n: t0 c(4n) + t2 c(4n + 2), t1 (c(4n - 1) + c(4n + 1)), t2 c(4n - 2) */
+    uint32_t a = hd_dp2a_lo (x, kb, hd_dp2a_lo (e, ka, 0x8000u));
+    if (R == 2)
+      a = n == 0 ? hd_dp2a_lo (e_prev, kc, a) : hd_dp2a_hi (e_prev, kb, a);
+    v[4 * n] = a;
+    /* 4n + 1: t0 c(4n + 1) + t2 c(4n + 3), t1 (c(4n) + c(4n + 2)), t2 c(4n - 1) */
+    a = hd_dp2a_lo (e, kb, hd_dp2a_lo (o, ka, 0x8000u));
+    if (R == 2)
+      a = hd_dp2a_hi (o_prev, kb, a);
+    v[4 * n + 1] = a;
+    /* 4n + 2: t2 c(4n) + t0 c(4n + 2), t1 (c(4n + 1) + c(4n + 3)), t2 c(4n + 4) */
+    a = hd_dp2a_lo (o, kb, hd_dp2a_hi (e, ka, 0x8000u));
+    if (R == 2)
+      a = hd_dp2a_lo (e_next, kc, a);
+    v[4 * n + 2] = a;
+    /* 4n + 3: t2 c(4n + 1) + t0 c(4n + 3), t1 (c(4n + 2) + c(4n + 4)), t2 c(4n + 5) */
+    a = hd_dp2a_lo (y, kb, hd_dp2a_hi (o, ka, 0x8000u));
+    if (R == 2)
+      a = n == 3 ? hd_dp2a_hi (o_next, kb, a) : hd_dp2a_lo (o_next, kc, a);
+    v[4 * n + 3] = a;
+  }
+  blur_detail::pack_bytes16 (v, 0x0062, out); /* the outputs are the sums' byte 2 */
+}
+
 /* The row pass of an output row: its 16 column sums (acc, words 0..3)
  * and the 4 sums on each side (left: pixels x - 4 .. x - 1, right: x + 16
  * .. x + 19, each as a word's even and odd packed sums), into 16 output
@@ -259,6 +351,18 @@ blur_direct_taps (const uint16_t *x_half, int rx, const uint16_t *y_half, int ry
   }
   for (int d = 0; d <= ry; d++)
     t.y[d] = y_half[d];
+  uint32_t k[3] = { 0u, 0u, 0u }; /* t0, t1, t2 */
+  t.xb_ok = rx <= 2;
+  for (int d = 0; d <= rx; d++) {
+    t.xb_ok = t.xb_ok && x_half[d] <= 255;
+    if (d < 3)
+      k[d] = x_half[d];
+  }
+  if (t.xb_ok) {
+    t.xb[0] = k[0] | k[2] << 8 | k[2] << 16 | k[0] << 24;
+    t.xb[1] = k[1] | k[1] << 8 | k[2] << 24;
+    t.xb[2] = k[2];
+  }
   return t;
 }
 

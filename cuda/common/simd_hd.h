@@ -48,6 +48,28 @@ hd_dp4a (uint32_t a, uint32_t b, uint32_t c)
 #endif
 }
 
+/* __dp2a_lo and __dp2a_hi, unsigned: c + a's low 16 bits * byte 0 (lo) or 2
+ * (hi) of b + a's high 16 bits * byte 1 (lo) or 3 (hi) of b. */
+CV_HD uint32_t
+hd_dp2a_lo (uint32_t a, uint32_t b, uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+  return __dp2a_lo (a, b, c);
+#else
+  return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
+#endif
+}
+
+CV_HD uint32_t
+hd_dp2a_hi (uint32_t a, uint32_t b, uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+  return __dp2a_hi (a, b, c);
+#else
+  return c + (a & 0xffffu) * ((b >> 16) & 0xffu) + (a >> 16) * (b >> 24);
+#endif
+}
+
 /* Read-only loads (through the read-only cache on the device). */
 CV_HD uint32_t
 hd_load_u8 (const uint8_t *p)

@@ -13,6 +13,7 @@ plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int f
 {
   FacePlan p;
   p.levels = levels;
+  p.key = face_key_layout (frame_width, frame_height, (int) levels.size ());
   FaceBatch cur;
   auto close = [&] () {
     if (cur.count == 0)
@@ -38,6 +39,8 @@ plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int f
     d.win_width = l.win_width;
     d.win_height = l.win_height;
     d.index = (int) p.descs.size ();
+    d.key_x_shift = p.key.x_shift;
+    d.key_y_shift = p.key.y_shift;
     const size_t elements = (size_t) d.pitch * (size_t) (l.height + 1);
     const long windows = (long) l.grid_x * l.grid_y;
     const bool over_cap = (cur.integral_elements + elements) * 2 * sizeof (uint32_t) > cap_bytes;

@@ -14,6 +14,7 @@
 
 #include "face_levels.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,25 +39,60 @@ struct LevelDesc {
   float scale = 1.f;      /* the level's factor: window positions in frame pixels */
   int win_width = 0, win_height = 0;  /* the window in frame pixels */
   int index = 0;          /* the level's number in the frame's pyramid */
+  int key_x_shift = 32, key_y_shift = 48;  /* the frame's FaceKey layout (the same in every level) */
 };
 
 /* An accepted window, as the device lists it: its frame position and
  * level in the high bits (so that keys sort as the host sorts FaceRects:
  * by y, x, then size, which grows with the level), its class root for the
- * grouping in the low bits (face_group.cu). */
+ * grouping in the low bits (face_group.cu). The fields above the root are
+ * as wide as the frame needs (face_key_layout): the radix sort's passes
+ * cover only those bits (4 passes of 8 bits up to 4K instead of 6). */
 using FaceKey = unsigned long long;
 constexpr int kFaceKeySortBit = 20;           /* bits below: the root */
 constexpr int kMaxFaceLevels = 1 << 12;
 constexpr int kMaxFaceCoordinate = 0xffff;
 constexpr unsigned kMaxGroupedFaces = 1u << kFaceKeySortBit;
 
-CV_FB_HD FaceKey face_key (int x, int y, int level)
+/* Where x and y start, and where the sorted bits end, for a frame of
+ * `width` x `height` with `levels` levels: the level and y as many bits as
+ * their largest values need, x as many as `width` needs, so that x, and
+ * with it a real key's sorted bits, is never all ones (unused keys are,
+ * and sort last). At most 12 + 16 + 16 bits above the root. */
+struct FaceKeyLayout {
+  int x_shift = 32, y_shift = 48, end_bit = 64;
+};
+inline int
+face_key_bits (unsigned v)
 {
-  return ((FaceKey) y << 48) | ((FaceKey) x << 32) | ((FaceKey) level << kFaceKeySortBit);
+  int b = 0;
+  while (v >> b)
+    b++;
+  return b;
 }
-CV_FB_HD int key_y (FaceKey k) { return (int) (k >> 48); }
-CV_FB_HD int key_x (FaceKey k) { return (int) ((k >> 32) & 0xffff); }
-CV_FB_HD int key_level (FaceKey k) { return (int) ((k >> kFaceKeySortBit) & (kMaxFaceLevels - 1)); }
+inline FaceKeyLayout
+face_key_layout (int width, int height, int levels)
+{
+  FaceKeyLayout l;
+  l.x_shift = kFaceKeySortBit + face_key_bits ((unsigned) std::max (levels - 1, 0));
+  l.y_shift = l.x_shift + face_key_bits ((unsigned) width);
+  l.end_bit = l.y_shift + face_key_bits ((unsigned) std::max (height - 1, 0));
+  return l;
+}
+
+CV_FB_HD FaceKey face_key (int x, int y, int level, int x_shift, int y_shift)
+{
+  return ((FaceKey) y << y_shift) | ((FaceKey) x << x_shift) | ((FaceKey) level << kFaceKeySortBit);
+}
+CV_FB_HD int key_y (FaceKey k, int y_shift) { return (int) (k >> y_shift); }
+CV_FB_HD int key_x (FaceKey k, int x_shift, int y_shift)
+{
+  return (int) ((k >> x_shift) & ((1ull << (y_shift - x_shift)) - 1));
+}
+CV_FB_HD int key_level (FaceKey k, int x_shift)
+{
+  return (int) ((k >> kFaceKeySortBit) & ((1ull << (x_shift - kFaceKeySortBit)) - 1));
+}
 CV_FB_HD int key_root (FaceKey k) { return (int) (k & (kMaxGroupedFaces - 1)); }
 
 /* Units (rows, blocks, windows) of the levels of one launch: level i owns
@@ -97,6 +133,7 @@ struct FacePlan {
   std::vector<FaceBatch> batches;
   size_t max_integral_elements = 0;  /* the largest batch's */
   long max_batch_windows = 0;
+  FaceKeyLayout key;                 /* the frame's FaceKey layout (also in every desc) */
 };
 
 /* Integral rows are padded to this many elements (128 bytes). */

@@ -81,7 +81,7 @@ __device__ __forceinline__ facedetect::FaceKey
 frame_key (const LevelDesc & L, const Window & w)
 {
   return facedetect::face_key (haar::round_f (haar::fmul ((float) (w.gx * L.step), L.scale)),
-      haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index);
+      haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index, L.key_x_shift, L.key_y_shift);
 }
 
 template <bool STUMPS>
@@ -143,8 +143,19 @@ __global__ void
 list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap windows,
     const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, const WindowEntry *__restrict__ in,
     const uint32_t *in_count, unsigned in_capacity, int first, int last, WindowEntry *out, uint32_t *out_count,
-    unsigned out_capacity, facedetect::FaceKey *faces)
+    unsigned out_capacity, facedetect::FaceKey *faces, int patch_from)
 {
+  /* facedetect.deep, a warp per window: from stage patch_from on, the
+   * window's integral corners ((W + 1) x (H + 1) words, rows at an odd
+   * pitch against bank conflicts) are copied into the warp's patch of
+   * shared memory once and read there. The warp's 32 lanes read 32
+   * different weak classifiers' corners of one window: from L1 that is
+   * about one wavefront per distinct line, from shared memory one per
+   * bank conflict. Windows that leave within a few deep stages (most of
+   * them) never pay for the copy. */
+  constexpr bool kPatch = FINAL && LANES == 32;
+  extern __shared__ uint32_t window_patches[];
+  const int patch_w = c.window_width + 1, patch_h = c.window_height + 1, patch_pitch = patch_w | 1;
   const cg::thread_block_tile<LANES> g = cg::tiled_partition<LANES> (cg::this_thread_block ());
   const unsigned groups = blockDim.x * blockDim.y / LANES;
   const unsigned group = (threadIdx.y * blockDim.x + threadIdx.x) / LANES;
@@ -157,14 +168,31 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
     const uint32_t *ws = haar::window_base (sum + w.offset);
     const float norm = __uint_as_float (e.y);
     bool pass = true;
+    bool in_patch = false;
+    uint32_t *patch = window_patches + group * (unsigned) (patch_pitch * patch_h);
     for (int si = first; si < last && pass; si++) {
+      if (kPatch && !in_patch && si >= patch_from) {
+        g.sync ();  /* the previous window's reads are done */
+        for (int r = 0; r < patch_h; r++)
+          if (lane < patch_w)
+            patch[r * patch_pitch + lane] = haar::load_ro (ws + (unsigned) (r * L.pitch + lane));
+        g.sync ();
+        in_patch = true;
+      }
       const haar::Stage st = haar::load_stage (c.stages + si);
       double acc = 0;
       /* unrolled: the loads of several weak classifiers in flight at once
        * (the sum still adds them in order) */
+      if (kPatch && in_patch) {
 #pragma unroll 4
-      for (int t = lane; t < st.count; t += LANES)
-        acc = haar::dadd (acc, (double) haar::weak_value<STUMPS> (c, st.first + t, ws, L.pitch, norm));
+        for (int t = lane; t < st.count; t += LANES)
+          acc = haar::dadd (acc,
+              (double) haar::weak_value<STUMPS, haar::PlainLoad> (c, st.first + t, patch, patch_pitch, norm));
+      } else {
+#pragma unroll 4
+        for (int t = lane; t < st.count; t += LANES)
+          acc = haar::dadd (acc, (double) haar::weak_value<STUMPS> (c, st.first + t, ws, L.pitch, norm));
+      }
 #pragma unroll
       for (int o = LANES / 2; o > 0; o >>= 1)
         acc = haar::dadd (acc, g.shfl_xor (acc, o));
@@ -241,18 +269,18 @@ facedetect_deep_traits ()
 namespace facedetect {
 
 unsigned
-filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev)
+filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev, size_t shared_bytes)
 {
   static std::mutex lock;
-  static std::map<std::tuple<const void *, unsigned, int>, unsigned> cache;
+  static std::map<std::tuple<const void *, unsigned, int, size_t>, unsigned> cache;
   int device = 0;
   cudaGetDevice (&device);
   std::lock_guard<std::mutex> g (lock);
-  const auto key = std::make_tuple (kernel, threads, device);
+  const auto key = std::make_tuple (kernel, threads, device, shared_bytes);
   auto it = cache.find (key);
   if (it == cache.end ()) {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, (int) threads, 0) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, (int) threads, shared_bytes) != cudaSuccess) {
       cudaGetLastError ();
       per_sm = 1;
     }
@@ -291,14 +319,27 @@ template <bool FINAL>
 CudaStatus
 launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
     const WindowList & in, int first, int last, WindowEntry *out, uint32_t *out_count, unsigned out_capacity,
-    FaceKey *faces, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+    FaceKey *faces, int patch_from, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
 {
   const void *kernel = list_kernel_of<FINAL> (stumps, lanes);
   LaunchConfig c = policy.choose (t, cached_kernel_resources (kernel), hc.frame_width, hc.frame_height);
   /* whole warps: a group of lanes never straddles two */
   c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
   const unsigned per_block = c.block.threads () / (unsigned) lanes;
-  unsigned grid = filling_grid (kernel, c.block.threads (), policy.device ());
+  /* the deep kernel's window patches: a warp's each, a lane per column */
+  const int patch_w = cascade.window_width + 1, patch_h = cascade.window_height + 1;
+  if (!FINAL || lanes != 32 || patch_w > 32 || patch_from >= last)
+    patch_from = kNoPatch;
+  size_t shared = patch_from == kNoPatch
+      ? 0
+      : (size_t) (c.block.threads () / 32) * (size_t) ((patch_w | 1) * patch_h) * sizeof (uint32_t);
+  /* beyond the default dynamic shared memory (blocks of many warps), the
+   * windows stay in global memory */
+  if (shared > 48 * 1024) {
+    patch_from = kNoPatch;
+    shared = 0;
+  }
+  unsigned grid = filling_grid (kernel, c.block.threads (), policy.device (), shared);
   if (!FINAL) {
     /* A round's threads each walk a window of their own: fewer at a time
      * keep more of their integral rows in L1. Measured on an H100
@@ -319,9 +360,9 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   const uint32_t *count = in.count;
   unsigned capacity = in.capacity;
   void *args[] = { &view, &levels, &windows, &sum, &sq, &items, &count, &capacity, &first, &last, &out, &out_count,
-    &out_capacity, &faces };
+    &out_capacity, &faces, &patch_from };
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
-  CV_CUDA_TRY (cudaLaunchKernel (kernel, dim3 (c.grid_x), block_dim (c), args, 0, stream));
+  CV_CUDA_TRY (cudaLaunchKernel (kernel, dim3 (c.grid_x), block_dim (c), args, shared, stream));
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
   return {};
 }
@@ -332,15 +373,16 @@ launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const 
     const HookContext & hc)
 {
   return launch_list<false> (facedetect_stages_traits (), cascade, stumps, lanes, b, in, first, last, out.items,
-      out.count, out.capacity, nullptr, policy, stream, hc);
+      out.count, out.capacity, nullptr, kNoPatch, policy, stream, hc);
 }
 
 CudaStatus
 launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b, const WindowList & in,
-    int first, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+    int first, int patch_from, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc)
 {
   return launch_list<true> (facedetect_deep_traits (), cascade, stumps, lanes, b, in, first, cascade.nstages,
-      nullptr, faces.count, faces.capacity, faces.items, policy, stream, hc);
+      nullptr, faces.count, faces.capacity, faces.items, patch_from, policy, stream, hc);
 }
 
 }  // namespace facedetect

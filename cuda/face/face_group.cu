@@ -44,8 +44,10 @@ struct Rect {
 __device__ __forceinline__ Rect
 rect_of (FaceKey k, const LevelDesc *levels)
 {
-  const LevelDesc & L = levels[facedetect::key_level (k)];
-  return { facedetect::key_x (k), facedetect::key_y (k), L.win_width, L.win_height };
+  /* the key's layout: the same in every level's description */
+  const int xs = levels[0].key_x_shift, ys = levels[0].key_y_shift;
+  const LevelDesc & L = levels[facedetect::key_level (k, xs)];
+  return { facedetect::key_x (k, xs, ys), facedetect::key_y (k, ys), L.win_width, L.win_height };
 }
 
 /* face_grouping.cpp's similar (), in the same double arithmetic. */
@@ -277,13 +279,14 @@ sort_faces_scratch_bytes (unsigned capacity, size_t *bytes)
 }
 
 CudaStatus
-launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity, bool group,
-    const LevelDesc *levels, const GroupScratch & g, const LaunchPolicy & policy, cudaStream_t stream,
+launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity, int end_bit,
+    bool group, const LevelDesc *levels, const GroupScratch & g, const LaunchPolicy & policy, cudaStream_t stream,
     const HookContext & hc)
 {
+  /* the scratch was sized for bits [kFaceKeySortBit, 64): enough for fewer */
   size_t bytes = g.sort_bytes;
-  CV_CUDA_TRY (cub::DeviceRadixSort::SortKeys (g.sort, bytes, keys, sorted, (int) capacity, kFaceKeySortBit, 64,
-      stream));
+  CV_CUDA_TRY (cub::DeviceRadixSort::SortKeys (g.sort, bytes, keys, sorted, (int) capacity, kFaceKeySortBit,
+      std::min (std::max (end_bit, kFaceKeySortBit + 1), 64), stream));
   if (!group)
     return {};
   const unsigned blocks = std::max (1u, std::min (1024u, (capacity + 255) / 256));

@@ -209,15 +209,16 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k), policy, stream,
           hc);
     if (s.ok ())
-      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), faces, policy, stream, hc);
+      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), schedule_.patch_from, faces, policy,
+          stream, hc);
     if (!s.ok ())
       return s;
   }
   const bool group = groups_on_device ();
   const GroupScratch scratch { sort_scratch_.get (), sort_scratch_bytes_, rects_.as<int4> (), edges_.as<uint2> (),
     header + 1, edge_capacity_, parent_.as<int> () };
-  CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, group, levels_.as<LevelDesc> (),
-      scratch, policy, stream, { &hook, -1, gray.width, gray.height });
+  CudaStatus s = launch_sort_and_group (faces.items, sorted, header, face_capacity_, plan_.key.end_bit, group,
+      levels_.as<LevelDesc> (), scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
   /* One read-back: the counters and the first keys together, written by
@@ -255,7 +256,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (plan_params_.max_width).add (plan_params_.max_height).add (grouping_).add (device_grouping_);
   for (int e : ends_)
     key.add (e);
-  key.add (schedule_.lanes).add (schedule_.round_lanes).add (batch_cap_);
+  key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());
   const bool graphs = replay && !hook && policy.replays_allowed ();
@@ -397,9 +398,11 @@ FaceDetector::collect (Result * result)
   const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
   /* sorted on the device: the host's FaceRect order */
   result->raw.reserve (n);
+  const facedetect::FaceKeyLayout & kl = plan_.key;
   for (unsigned i = 0; i < n; i++) {
-    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i])];
-    result->raw.push_back ({ facedetect::key_x (keys[i]), facedetect::key_y (keys[i]), l.win_width, l.win_height });
+    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i], kl.x_shift)];
+    result->raw.push_back ({ facedetect::key_x (keys[i], kl.x_shift, kl.y_shift),
+        facedetect::key_y (keys[i], kl.y_shift), l.win_width, l.win_height });
   }
   result->faces = result->raw;
   if (grouping_) {

@@ -70,6 +70,9 @@ struct FaceKernelLaunch {
  * block-sizing mode. */
 using FaceKernelHook = std::function<void (const FaceKernelLaunch &, bool end, cudaStream_t)>;
 
+/* Schedule::patch_from's value for "never". */
+constexpr int kFaceNoPatch = 1 << 20;
+
 class FaceDetector {
 public:
   struct Result {
@@ -92,6 +95,13 @@ public:
     std::vector<int> ends { 1, 2, 4 };
     int lanes = 32;
     int round_lanes = 1;
+    /* facedetect.deep with 32 lanes: the stage from which a window is
+     * read from a copy of its integral corners in shared memory
+     * (facedetect_kernels.h); 0: from the kernel's first stage,
+     * kFaceNoPatch: never. Measured on an H100 (docs/PERFORMANCE.md):
+     * copying at the deep kernel's first stage was the fastest on every
+     * input and size; from stage 8 on, slower than no copy. */
+    int patch_from = 0;
   };
 
   FaceDetector () = default;

@@ -81,10 +81,14 @@ CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int la
  * lanes per window (1, 2, 4, 8, 16 or 32; more than 1 only for cascades
  * whose stage sums are exact in any order, haar::stage_sums_exact); those
  * that pass and that OpenCV's scan evaluates (haar::evaluated_by_opencv)
- * are appended to `faces` in frame pixels. */
+ * are appended to `faces` in frame pixels. With 32 lanes, a window still
+ * in at stage `patch_from` is read from a copy of its integral corners in
+ * shared memory from then on (kNoPatch: never; windows up to 31 pixels
+ * wide, blocks whose patches fit 48 KiB). */
+constexpr int kNoPatch = kFaceNoPatch;
 CudaStatus launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
-    const WindowList & in, int first, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream,
-    const HookContext & hc);
+    const WindowList & in, int first, int patch_from, const RectList & faces, const LaunchPolicy & policy,
+    cudaStream_t stream, const HookContext & hc);
 
 /* The device grouping's scratch: CUB's sort storage, each window's
  * rectangle, the similar pairs (their count may pass the capacity: the
@@ -101,7 +105,7 @@ struct GroupScratch {
 };
 
 /* Sorts the `capacity` keys (unused ones all ones) into `sorted` with
- * CUB's radix sort; with `group`, then writes each of the `count` windows'
+ * CUB's radix sort, on bits [kFaceKeySortBit, end_bit) (FaceKeyLayout); with `group`, then writes each of the `count` windows'
  * class root (its first similar window, cv::partition's numbering) into
  * its key's low bits (face_group.cu). */
 CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
@@ -115,7 +119,7 @@ CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys
 CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
     unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
-    bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
+    int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* Up to this many boxes travel in the draw launch's parameters. */
@@ -137,8 +141,9 @@ void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, 
     cudaStream_t stream);
 
 /* Blocks of `threads` threads that fill the device for `kernel` (its
- * occupancy at that block size times the SM count), at least 1. */
-unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev);
+ * occupancy at that block size and dynamic shared memory times the SM
+ * count), at least 1. */
+unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev, size_t shared_bytes = 0);
 
 }  // namespace facedetect
 }  // namespace cudavision

@@ -274,19 +274,29 @@ CV_FD_HD const uint32_t *window_base (const uint32_t *p)
   return p;
 }
 
+/* How integral entries are read: through the read-only cache (global
+ * memory, the default) or plainly (a window's patch in shared memory). */
+struct GlobalLoad {
+  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return load_ro (p); }
+};
+struct PlainLoad {
+  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return *p; }
+};
+
 /* Sum of a rectangle of the integral image whose window corner is `w`
  * (CALC_SUM_OFS), in OpenCV's int; read-only loads on the device (the
- * integrals are global memory). */
+ * integrals are global memory) unless Load says otherwise. */
+template <typename Load = GlobalLoad>
 CV_FD_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, int height)
 {
+  const Load load {};
   /* 32-bit offsets from the window's corner (a window spans at most 256
    * rows of a 16385-word pitch): each load's address is then one
    * multiply-add, where pointer arithmetic on the corners took five
    * 64-bit operations (the feature loop is most of the detector's time) */
   const unsigned a = (unsigned) (y * pitch + x);
   const unsigned b = a + (unsigned) (height * pitch);
-  return (int) (load_ro (w + a) - load_ro (w + a + (unsigned) width) - load_ro (w + b)
-      + load_ro (w + b + (unsigned) width));
+  return (int) (load (w + a) - load (w + a + (unsigned) width) - load (w + b) + load (w + b + (unsigned) width));
 }
 
 /* HaarEvaluator::setWindow: the variance normalization factor of the
@@ -308,28 +318,29 @@ CV_FD_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, i
 }
 
 /* HaarEvaluator::OptFeature::calc times the normalization factor. */
+template <typename Load = GlobalLoad>
 CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float norm)
 {
-  float ret = fadd (fmul (n.weight[0], (float) rect_sum (sum, pitch, n.rect[0][0], n.rect[0][1], n.rect[0][2], n.rect[0][3])),
-      fmul (n.weight[1], (float) rect_sum (sum, pitch, n.rect[1][0], n.rect[1][1], n.rect[1][2], n.rect[1][3])));
+  float ret = fadd (fmul (n.weight[0], (float) rect_sum<Load> (sum, pitch, n.rect[0][0], n.rect[0][1], n.rect[0][2], n.rect[0][3])),
+      fmul (n.weight[1], (float) rect_sum<Load> (sum, pitch, n.rect[1][0], n.rect[1][1], n.rect[1][2], n.rect[1][3])));
   if (n.weight[2] != 0.f)
-    ret = fadd (ret, fmul (n.weight[2], (float) rect_sum (sum, pitch, n.rect[2][0], n.rect[2][1], n.rect[2][2], n.rect[2][3])));
+    ret = fadd (ret, fmul (n.weight[2], (float) rect_sum<Load> (sum, pitch, n.rect[2][0], n.rect[2][1], n.rect[2][2], n.rect[2][3])));
   return fmul (ret, norm);
 }
 
 /* The leaf value one weak classifier gives a window (the stump's side, or
  * the leaf its tree walk ends in). */
-template <bool STUMPS>
+template <bool STUMPS, typename Load = GlobalLoad>
 CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
 {
   if (STUMPS) {
     const Node n = load_node (c.nodes + tree);
-    return feature_value (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
+    return feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
   }
   int idx = load_ro (c.roots + tree);
   do {
     const Node n = load_node (c.nodes + idx);
-    idx = feature_value (n, sum, pitch, norm) < n.threshold ? n.left : n.right;
+    idx = feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left : n.right;
   } while (idx >= 0);
   return load_ro (c.leaves + (-idx - 1));
 }

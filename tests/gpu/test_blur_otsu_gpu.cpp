@@ -232,6 +232,44 @@ TEST (BlurGpu, FusedAndTwoPassIdenticalEveryRadius)
   EXPECT_EQ (cudaGetLastError (), cudaSuccess);
 }
 
+/* The direct kernel's streaming form (3x3 and 5x5 GRAY8) on the widths that
+ * take each of its row sources: multiples of 16 read through the
+ * shared-memory ring, the others through registers, with runs that end
+ * mid-frame and frames of few rows. Few launches, so compute-sanitizer's
+ * racecheck finishes it (FusedAndTwoPassIdenticalEveryRadius sweeps every
+ * radius and takes minutes under racecheck). */
+TEST (BlurGpu, DirectStreamingEqualsOpenCV)
+{
+  cudavision::Stream stream;
+  ASSERT_TRUE (stream.create ().ok ());
+  const auto pols = policies ();
+  const int sizes[][2] = { { 16, 3 }, { 16, 5 }, { 37, 23 }, { 48, 37 }, { 304, 77 }, { 641, 479 }, { 1280, 720 },
+    { 1922, 97 } };
+  int runs = 0;
+  for (const auto & s : sizes) {
+    const cv::Mat in = random_mat (s[0], s[1], CV_8UC1, 11 * s[0] + s[1]);
+    for (int offset : { 0, 1 }) {
+      DevImage src (s[0], s[1], 1, offset), direct (s[0], s[1], 1, offset);
+      src.upload (in);
+      for (int k : { 3, 5 }) {
+        for (double sigma : { 0.5, 0.8, 1.7 }) {
+          const cudavision::BlurTaps taps = cudavision::make_blur_taps (k, k, sigma, sigma);
+          const std::string what = size_str (in) + " k " + std::to_string (k) + " sigma " + std::to_string (sigma) +
+              (offset ? " unaligned" : "");
+          ASSERT_TRUE (cudavision::gaussian_blur (src.cview (), direct.view (), 1, taps, *pols.front ().policy,
+              stream.get (), nullptr, cudavision::BlurVariant::Direct).ok ()) << what;
+          ASSERT_TRUE (stream.synchronize ().ok ()) << what;
+          const Diff d = compare (direct.download (), opencv_blur (in, k, k, sigma, sigma));
+          EXPECT_EQ (d.differing, 0) << what << " max " << d.max_abs;
+          runs++;
+        }
+      }
+    }
+  }
+  EXPECT_EQ (runs, 96);
+  EXPECT_EQ (cudaGetLastError (), cudaSuccess);
+}
+
 /* Our chain on device frames equals the same chain on the CPU backend. */
 TEST (BlurGpu, DeviceChainEqualsCpuChain)
 {

@@ -245,6 +245,97 @@ direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, 
   return out;
 }
 
+/* The streaming kernel's lane code for radius classes 1 and 2
+ * (blur_direct.cu's stream_unit): each input row unpacked once
+ * (strip_unpack_row), an output row's column sums from its 2R + 1 rows
+ * (strip_column_sums), the row pass by two-way dot products
+ * (strip_row_pass_dp2a), the pairs beside a lane's 16 sums from the
+ * neighbouring lanes of its segment or, at a segment's ends, from the halo
+ * word. Rows and pixels outside the frame reflect through strip_load_row
+ * (the kernel's unaligned form). */
+template <int R>
+static cv::Mat
+stream_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, int seg)
+{
+  using namespace cudavision;
+  const auto taps = blur_direct_taps<R> (t.x, t.radius_x (), t.y, t.radius_y ());
+  EXPECT_TRUE (taps.xb_ok);
+  std::vector<uint8_t> src (pitch * in.rows), dst (pitch * in.rows);
+  for (int y = 0; y < in.rows; y++)
+    std::copy (in.ptr (y), in.ptr (y) + in.cols, src.data () + y * pitch);
+  const int lanes = ((in.cols + 15) / 16 + seg - 1) / seg * seg;
+  using Row = uint32_t[kStripSums];
+  std::vector<uint32_t> sums ((size_t) lanes * kStripSums);
+  auto at = [&] (int l) -> Row & { return *reinterpret_cast<Row *> (&sums[(size_t) l * kStripSums]); };
+  for (int y = 0; y < in.rows; y++) {
+    for (int l = 0; l < lanes; l++) {
+      const bool first = l % seg == 0, last = l % seg == seg - 1;
+      const StripEdge edge = first ? StripEdge::Left : last ? StripEdge::Right : StripEdge::None;
+      Row u[2 * R + 1];
+      for (int k = 0; k <= 2 * R; k++) {
+        uint32_t w[kStripWords];
+        strip_load_row (src.data () + (size_t) blur_detail::reflect101 (y - R + k, in.rows) * pitch, 16 * l, in.cols,
+            edge, w);
+        strip_unpack_row (w, first ? kLeftPairSel : kRightPairSel, u[k]);
+      }
+      strip_column_sums<R> ([&] (int k) -> const Row & { return u[k]; }, taps.y, at (l));
+    }
+    for (int l = 0; l < lanes; l++) {
+      const bool first = l % seg == 0, last = l % seg == seg - 1;
+      const Row & a = at (l);
+      const uint32_t left = first ? a[8] : hd_byte_perm (at (l - 1)[6], at (l - 1)[7], 0x7632);
+      const uint32_t right = last ? a[8] : hd_byte_perm (at (l + 1)[0], at (l + 1)[1], 0x5410);
+      uint32_t out[4];
+      strip_row_pass_dp2a<R> (a, left, right, taps, out);
+      for (int b = 0; b < 16 && 16 * l + b < in.cols; b++)
+        dst[(size_t) y * pitch + 16 * l + b] = (uint8_t) (out[b >> 2] >> (8 * (b & 3)));
+    }
+  }
+  cv::Mat out (in.rows, in.cols, CV_8UC1);
+  for (int y = 0; y < in.rows; y++)
+    std::copy (dst.data () + y * pitch, dst.data () + y * pitch + in.cols, out.ptr (y));
+  return out;
+}
+
+/* GRAY8 blurs the streaming kernel takes (radius classes 1 and 2, row taps
+ * that fit a byte), by its lane code: OpenCV's pixels, sizes and segments
+ * as below. */
+TEST (BlurCpu, StreamingLaneCodeIsBitExact)
+{
+  const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 5 }, { 7, 3 }, { 8, 17 }, { 16, 4 }, { 17, 19 },
+    { 97, 61 }, { 641, 47 } };
+  struct K {
+    int kx, ky;
+    double sx, sy;
+  };
+  const K kernels[] = { { 3, 3, 0.8, 0.8 }, { 5, 5, 1.1, 1.1 }, { 5, 5, 0.35, 2.0 }, { 5, 3, 2.0, 0.5 },
+    { 3, 5, 0.6, 1.4 }, { 5, 5, 9.0, 9.0 }, { 3, 1, 1.0, 1.0 } };
+  int runs = 0;
+  for (const auto & s : sizes) {
+    const cv::Mat in = random_mat (s[0], s[1], CV_8UC1, s[0] * 13 + s[1]);
+    for (const K & k : kernels) {
+      const cudavision::BlurTaps t = cudavision::make_blur_taps (k.kx, k.ky, k.sx, k.sy);
+      cv::Mat expected;
+      cv::GaussianBlur (in, expected, cv::Size (k.kx, k.ky), k.sx, k.sy, cv::BORDER_REFLECT_101);
+      for (int seg : { 16, 2 }) {
+        const size_t pitch = ((size_t) s[0] + 255) / 256 * 256;
+        const cv::Mat got = std::max (t.radius_x (), t.radius_y ()) <= 1 ? stream_model<1> (in, t, pitch, seg)
+                                                                        : stream_model<2> (in, t, pitch, seg);
+        const Diff d = compare (got, expected);
+        EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k.kx << "x" << k.ky << " sigma " << k.sx << ","
+                                   << k.sy << " seg " << seg << " max " << d.max_abs;
+        runs++;
+      }
+    }
+  }
+  EXPECT_EQ (runs, 10 * 7 * 2);
+  /* the identity along x (a centre tap of 256) is no byte: that blur takes
+   * another kernel */
+  EXPECT_FALSE ((cudavision::blur_direct_taps<1> (cudavision::make_blur_taps (1, 3, 1.0, 1.0).x, 0,
+                     cudavision::make_blur_taps (1, 3, 1.0, 1.0).y, 1))
+                    .xb_ok);
+}
+
 /* GRAY8 blurs the direct kernel takes (radius classes 1 to 4, a centre tap
  * of 256 included), by its lane code: OpenCV's pixels, for widths that
  * leave 0 to 15 pixels in the last lane, frames narrower than a lane and

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -110,6 +111,44 @@ TEST (FaceBatches, LevelOfFindsTheOwningLevel)
     EXPECT_EQ (m.level_of ((first + last) / 2), l);
   }
   EXPECT_EQ (m.total (), (int) plan.batches[0].windows);
+}
+
+/* The keys' layout follows the frame: fields read back as written, the
+ * sorted bits order keys as (y, x, level) does, no real key's sorted bits
+ * all ones (unused keys sort last), and 4 radix passes of 8 bits from
+ * 640x480 to 4K (6 with the fixed 16/16/12-bit layout). */
+TEST (FaceBatches, KeyLayoutKeepsTheOrderInFewerBits)
+{
+  struct Frame {
+    int w, h;
+  };
+  for (const Frame f : { Frame { 1, 1 }, { 24, 24 }, { 640, 480 }, { 1024, 1024 }, { 1920, 1080 }, { 3840, 2160 },
+           { 65535, 65535 } }) {
+    const int levels = f.w >= 24 && f.h >= 24 ? (int) plan_face_levels (f.w, f.h, 24, 24, {}).size () : 1;
+    const FaceKeyLayout k = face_key_layout (f.w, f.h, levels);
+    ASSERT_LE (k.end_bit, 64) << f.w << "x" << f.h;
+    EXPECT_LE (face_key_layout (kMaxFaceCoordinate, kMaxFaceCoordinate, kMaxFaceLevels).end_bit, 64);
+    if (f.w >= 640 && f.w <= 3840)
+      EXPECT_LE ((k.end_bit - kFaceKeySortBit + 7) / 8, 4) << f.w << "x" << f.h << ": radix passes";
+    const FaceKey sorted_mask = (k.end_bit == 64 ? ~0ull : (1ull << k.end_bit) - 1) & ~(FaceKey) (kMaxGroupedFaces - 1);
+    std::vector<std::array<int, 3>> samples;
+    for (int y : { 0, std::min (1, f.h - 1), f.h / 2, f.h - 1 })
+      for (int x : { 0, std::min (1, f.w - 1), f.w / 3, f.w - 1 })
+        for (int l : { 0, levels / 2, levels - 1 })
+          samples.push_back ({ y, x, l });
+    for (const auto & a : samples) {
+      const FaceKey ka = face_key (a[1], a[0], a[2], k.x_shift, k.y_shift) | 12345;
+      EXPECT_EQ (key_y (ka, k.y_shift), a[0]);
+      EXPECT_EQ (key_x (ka, k.x_shift, k.y_shift), a[1]);
+      EXPECT_EQ (key_level (ka, k.x_shift), a[2]);
+      EXPECT_EQ (key_root (ka), 12345);
+      EXPECT_NE (ka & sorted_mask, sorted_mask) << "a real key sorts before the unused ones";
+      for (const auto & b : samples) {
+        const FaceKey kb = face_key (b[1], b[0], b[2], k.x_shift, k.y_shift);
+        EXPECT_EQ ((ka & sorted_mask) < (kb & sorted_mask), a < b) << f.w << "x" << f.h;
+      }
+    }
+  }
 }
 
 namespace {

@@ -197,6 +197,17 @@ TEST (BlurCpu, GpuArithmeticModelIsBitExact)
  * every lane of segments `seg` lanes wide, the shuffles done by reading the
  * neighbouring lane's sums: the frame in a buffer of exactly pitch x height
  * bytes (a read past it shows under ASan). */
+/* A GRAY8 image kept at `pitch` bytes a row (the models' buffers) as a
+ * cv::Mat. */
+static cv::Mat
+pitched_to_mat (const std::vector<uint8_t> & buf, size_t pitch, int rows, int cols)
+{
+  cv::Mat out (rows, cols, CV_8UC1);
+  for (int y = 0; y < rows; y++)
+    std::copy (buf.data () + y * pitch, buf.data () + y * pitch + cols, out.ptr (y));
+  return out;
+}
+
 template <int R>
 static cv::Mat
 direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, int seg)
@@ -239,10 +250,7 @@ direct_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, 
       }
     }
   }
-  cv::Mat out (in.rows, in.cols, CV_8UC1);
-  for (int y = 0; y < in.rows; y++)
-    std::copy (dst.data () + y * pitch, dst.data () + y * pitch + in.cols, out.ptr (y));
-  return out;
+  return pitched_to_mat (dst, pitch, in.rows, in.cols);
 }
 
 /* The streaming kernel's lane code for radius classes 1 and 2
@@ -291,10 +299,7 @@ stream_model (const cv::Mat & in, const cudavision::BlurTaps & t, size_t pitch, 
         dst[(size_t) y * pitch + 16 * l + b] = (uint8_t) (out[b >> 2] >> (8 * (b & 3)));
     }
   }
-  cv::Mat out (in.rows, in.cols, CV_8UC1);
-  for (int y = 0; y < in.rows; y++)
-    std::copy (dst.data () + y * pitch, dst.data () + y * pitch + in.cols, out.ptr (y));
-  return out;
+  return pitched_to_mat (dst, pitch, in.rows, in.cols);
 }
 
 /* GRAY8 blurs the streaming kernel takes (radius classes 1 and 2, row taps

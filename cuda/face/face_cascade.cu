@@ -151,8 +151,10 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
    * shared memory once and read there. The warp's 32 lanes read 32
    * different weak classifiers' corners of one window: from L1 that is
    * about one wavefront per distinct line, from shared memory one per
-   * bank conflict. Windows that leave within a few deep stages (most of
-   * them) never pay for the copy. */
+   * bank conflict. The copy (one coalesced row a step) is paid by every
+   * window that reaches patch_from: at the deep kernel's first stage, the
+   * default, it was the fastest on every input (a later stage, which
+   * spares the windows that leave early, was slower: facedetect.h). */
   constexpr bool kPatch = FINAL && LANES == 32;
   extern __shared__ uint32_t window_patches[];
   const int patch_w = c.window_width + 1, patch_h = c.window_height + 1, patch_pitch = patch_w | 1;

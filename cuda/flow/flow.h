@@ -11,7 +11,8 @@
  * Steps of a frame:
  *  1. FlowPyramid::build (flow_pyramid.cu): level 0 is the frame's luma
  *     (cvtColor's fixed-point weights, bit-exact) or a copy of GRAY8, in
- *     one kernel that can also copy the frame to the element's output;
+ *     one kernel that can also copy the frame to the element's output
+ *     (cudagray's, cuda/gray/gray.h luma_and_copy, one row a thread);
  *     levels 1..L by a pyrDown kernel; the Scharr derivatives of every
  *     level (Ix and Iy as an int16 pair), kept for when this frame is the
  *     previous one. The kernels make 4 pixels a thread from aligned word
@@ -41,6 +42,7 @@
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "flow_params.h"
+#include "../gray/gray.h"     /* LumaCopyArgs: level 0 is cudagray's kernel */
 #include "../harris/harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
 #include "../common/image.h"
 #include "../policy/launch_policy.h"
@@ -58,14 +60,9 @@ const KernelTraits & flow_lk_traits ();    /* x-only; threads rounded up to whol
 const KernelTraits & flow_color_traits ();
 const KernelTraits & flow_draw_traits ();  /* one thread per point */
 
-/* Where the input kernel finds the frame (and the copy), when it reads
- * them on the device (FlowPyramid::build_input_from). */
-struct FlowInputArgs {
-  const uint8_t *src;
-  size_t src_pitch;
-  uint8_t *copy; /* null: no copy */
-  size_t copy_pitch;
-};
+/* Where the input kernel (luma_and_copy's) finds the frame (and the
+ * copy), when it reads them on the device (FlowPyramid::build_input_from). */
+using FlowInputArgs = LumaCopyArgs;
 
 /* A frame's pyramid on the device: levels 0..levels()-1 of GRAY8 and
  * their Scharr derivatives (pack_deriv's int16 pairs, 4 bytes a pixel).

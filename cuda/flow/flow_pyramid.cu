@@ -1,69 +1,17 @@
-/* cudavision — cudaflow's pyramids: level 0 from the frame, pyrDown levels
- * and the Scharr derivatives of every level (flow.h step 1). A thread makes
- * 4 adjacent pixels of a row from aligned word loads (flow_pyramid4.h: the
- * per-thread code, shared with the CPU tests; flow_math.h the arithmetic). */
+/* cudavision — cudaflow's pyramids: level 0 from the frame (cudagray's
+ * kernel, luma_and_copy), pyrDown levels and the Scharr derivatives of
+ * every level (flow.h step 1). A thread makes 4 adjacent pixels of a row
+ * from aligned word loads (flow_pyramid4.h: the per-thread code, shared
+ * with the CPU tests; flow_math.h the arithmetic). */
 #include "flow.h"
 #include "flow_pyramid4.h"
-#include "../gray/gray.h"
-#include "../gray/gray_weights.h"
+#include "../gray/gray.h" /* level 0: luma_and_copy */
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
 
 namespace cudavision {
 namespace {
-
-/* Level 0: 4 pixels of a row a thread, from one 16-byte load (4-byte
- * RGB layouts: CH 4, channel offsets RO GO BO) or one word (GRAY8, CH 1):
- * the luma (cvtColor's weights) or the grey bytes as one word into level
- * 0, and with COPY the loaded bytes unchanged into `copy` (the element's
- * output frame), so the frame is read once for both. Rows whose tail is
- * narrower than 4 pixels take the byte path. */
-template <int CH, int RO, int GO, int BO, bool COPY>
-__global__ void
-flow_input_kernel (FlowInputArgs a, const FlowInputArgs *__restrict__ from, uint8_t *__restrict__ luma, size_t lp,
-    int w, int h)
-{
-  const int x0 = 4 * (blockIdx.x * blockDim.x + threadIdx.x);
-  if (x0 >= w)
-    return;
-  if (from) /* the frame's pointers, written for this frame (a replayed graph) */
-    a = *from;
-  const uint8_t *__restrict__ src = a.src;
-  uint8_t *__restrict__ copy = a.copy;
-  const size_t sp = a.src_pitch, cp = a.copy_pitch;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
-    const uint8_t *s = src + (size_t) y * sp + (size_t) x0 * CH;
-    uint8_t *c = COPY ? copy + (size_t) y * cp + (size_t) x0 * CH : nullptr;
-    uint8_t *l = luma + (size_t) y * lp + x0;
-    if (x0 + 4 <= w) {
-      uint32_t out;
-      if constexpr (CH == 4) {
-        const uint4 v = __ldg (reinterpret_cast<const uint4 *> (s));
-        if (COPY)
-          *reinterpret_cast<uint4 *> (c) = v;
-        const uint32_t px[4] = { v.x, v.y, v.z, v.w };
-        out = 0;
-#pragma unroll
-        for (int k = 0; k < 4; k++)
-          out |= (uint32_t) rgb_to_gray_u8 ((px[k] >> (8 * RO)) & 0xffu, (px[k] >> (8 * GO)) & 0xffu,
-                     (px[k] >> (8 * BO)) & 0xffu) << (8 * k);
-      } else {
-        out = __ldg (reinterpret_cast<const uint32_t *> (s));
-        if (COPY)
-          *reinterpret_cast<uint32_t *> (c) = out;
-      }
-      *reinterpret_cast<uint32_t *> (l) = out;
-    } else {
-      for (int k = 0; k < w - x0; k++) {
-        if (COPY)
-          for (int b = 0; b < CH; b++)
-            c[k * CH + b] = s[k * CH + b];
-        l[k] = CH == 4 ? rgb_to_gray_u8 (s[k * CH + RO], s[k * CH + GO], s[k * CH + BO]) : s[k];
-      }
-    }
-  }
-}
 
 __global__ void
 pyrdown_kernel (const uint8_t *__restrict__ src, size_t sp, int sw, int sh, uint8_t *__restrict__ dst, size_t dp,
@@ -120,38 +68,13 @@ aligned (const void *p, size_t pitch, size_t a)
   return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
 }
 
-template <int CH, int RO, int GO, int BO>
-CudaStatus
-launch_input (const FlowInputArgs & a, const FlowInputArgs * from, bool copy, int w, int h, const Image8 & luma,
-    const LaunchPolicy & policy, cudaStream_t stream)
-{
-  auto kernel = copy ? flow_input_kernel<CH, RO, GO, BO, true> : flow_input_kernel<CH, RO, GO, BO, false>;
-  const LaunchConfig c = policy.choose (flow_input_traits (), cached_resources (kernel), w, h);
-  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (a, from, luma.data, luma.pitch, w, h);
-  CV_CUDA_TRY_LAUNCH ("flow_input_kernel");
-  return {};
-}
-
-CudaStatus
-launch_input_layout (const FlowInputArgs & a, const FlowInputArgs * from, bool gray, PackedRgb layout, bool copy,
-    int w, int h, const Image8 & luma, const LaunchPolicy & policy, cudaStream_t stream)
-{
-  if (gray)
-    return launch_input<1, 0, 0, 0> (a, from, copy, w, h, luma, policy, stream);
-  switch (packed_rgb_layout (layout).r) {
-    case 0: return launch_input<4, 0, 1, 2> (a, from, copy, w, h, luma, policy, stream);  /* RGBA, RGBx */
-    case 2: return launch_input<4, 2, 1, 0> (a, from, copy, w, h, luma, policy, stream);  /* BGRA, BGRx */
-    case 1: return launch_input<4, 1, 2, 3> (a, from, copy, w, h, luma, policy, stream);  /* ARGB, xRGB */
-    default: return launch_input<4, 3, 2, 1> (a, from, copy, w, h, luma, policy, stream); /* ABGR, xBGR */
-  }
-}
-
 }  // namespace
 
 const KernelTraits &
 flow_input_traits ()
 {
   static const KernelTraits t = [] {
+    /* luma_and_copy: cudagray's kernel, 4 pixels of one row a thread */
     KernelTraits k = make_traits ("flow.input");
     k.load_bytes_per_item = 4; /* RGBA in (and out again when copying), one byte out */
     k.store_bytes_per_item = 5;
@@ -265,14 +188,14 @@ FlowPyramid::build_input (const CornerInput & frame, const Image8 * copy, const 
 {
   if (levels_ == 0)
     return {};
-  const int w = frame.image.width, h = frame.image.height;
+  const int w = frame.image.width;
   /* One kernel reads the frame for level 0 and the copy where the rows
    * allow its word loads and stores (our frames' 256-byte pitch always
    * does); else the copy and the level apart. */
   if (input_vectorizable (frame, copy)) {
     const FlowInputArgs a { frame.image.data, frame.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
-    return launch_input_layout (a, nullptr, frame.gray, frame.layout, copy != nullptr, w, h, level_[0], policy,
-        stream);
+    return luma_and_copy (a, nullptr, frame.gray, frame.layout, copy != nullptr, level_[0], flow_input_traits (),
+        policy, stream);
   }
   CudaStatus s;
   if (copy)
@@ -289,8 +212,7 @@ FlowPyramid::build_input_from (const FlowInputArgs * args, bool gray, PackedRgb 
 {
   if (levels_ == 0)
     return {};
-  return launch_input_layout ({}, args, gray, layout, copy, level_[0].width, level_[0].height, level_[0], policy,
-      stream);
+  return luma_and_copy ({}, args, gray, layout, copy, level_[0], flow_input_traits (), policy, stream);
 }
 
 CudaStatus

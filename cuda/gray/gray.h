@@ -1,4 +1,5 @@
-/* cudavision — colour to GRAY8 on the GPU (cudagray). */
+/* cudavision — colour to GRAY8 on the GPU (cudagray), and the same kernel
+ * as cudaflow's level 0 (luma_and_copy). */
 #pragma once
 
 #include "../common/cuda_check.h"
@@ -16,6 +17,29 @@ const KernelTraits & gray_packed3_traits ();
  * same launch also copies the source pixels to it (same size and format). */
 CudaStatus rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy & policy,
     cudaStream_t stream, Image8 copy = {});
+
+/* Where luma_and_copy's kernel reads the frame and writes its copy (copy
+ * null: none). One struct, so that a caller can also leave it in device
+ * memory for the kernel to read. */
+struct LumaCopyArgs {
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *copy;
+  size_t copy_pitch;
+};
+
+/* rgb_to_gray's kernel as cudaflow launches it for its level 0 (flow.h,
+ * step 1): the luma of GRAY8 (`gray`: the bytes themselves) or of a 4-byte
+ * RGB `layout` into `luma` (the frame's size), and with `copy` the frame's
+ * bytes unchanged to the args' copy, from the same loads. A thread makes 4
+ * pixels of one row: `traits` name the launch for the block-sizing policy
+ * and must say so (items_per_thread_x 4, items_per_thread_y 1). The
+ * pointers are `args`, or, with `from` not null, read there by the kernel
+ * (device memory written before it runs: a graph replayed with each
+ * frame's pointers). Every row must allow the word loads and stores: the
+ * frame and the copy 16-byte aligned (4 for GRAY8), `luma` 4-byte. */
+CudaStatus luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, PackedRgb layout,
+    bool copy, Image8 luma, const KernelTraits & traits, const LaunchPolicy & policy, cudaStream_t stream);
 
 /* Pitched device-to-device plane copy (the Y plane of NV12 / I420). */
 CudaStatus copy_plane (ConstImage8 src, Image8 dst, int bytes_per_row, cudaStream_t stream);

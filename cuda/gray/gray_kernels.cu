@@ -1,6 +1,10 @@
-/* cudavision — RGB family to GRAY8 kernels.
+/* cudavision — the luma kernel: packed RGB to GRAY8 (cudagray, and with a
+ * frame copy cudafacedetect's input), and GRAY8 or 4-byte RGB with a frame
+ * copy as cudaflow's level 0. One kernel for all of them: the luma and the
+ * copy from the same loads, the per-caller differences (bytes a pixel,
+ * rows a thread, where the pointers come from) as its parameters.
  *
- * Memory bound; see rgb_to_gray_kernel for the access pattern. Row tails
+ * Memory bound; see luma_kernel for the access pattern. Row tails
  * narrower than 4 pixels, and buffers whose pitch forbids vector access,
  * take the scalar path. */
 #include "gray.h"
@@ -10,48 +14,78 @@
 namespace cudavision {
 namespace {
 
-/* Each thread converts 4 pixels in each of kRowsPerThread rows: one
- * 16-byte load (RGBA family) or three 4-byte loads (RGB) per row, all rows
- * loaded before any is converted so several loads are in flight, and
- * every load and store instruction is contiguous across the warp. The
- * channel offsets are template parameters, so each channel is a single
- * byte extract: with run-time offsets the selects cost as much time as the
- * memory traffic (55% of copy bandwidth on an H100). */
+/* Each thread converts 4 pixels in each of ROWS rows: one 16-byte load
+ * (RGBA family) or CH 4-byte loads (RGB, GRAY8) per row, all rows loaded
+ * before any is converted so several loads are in flight, and every load
+ * and store instruction is contiguous across the warp. The channel
+ * offsets are template parameters, so each channel is a single byte
+ * extract: with run-time offsets the selects cost as much time as the
+ * memory traffic (55% of copy bandwidth on an H100). rgb_to_gray makes 4
+ * rows a thread, cudaflow's launch 1: each has its own traits, tuned
+ * shapes and timings, so neither takes the other's. */
 constexpr int kPixelsPerThread = 4;
-constexpr int kRowsPerThread = 4;
+constexpr int kRowsPerThread = 4; /* rgb_to_gray's */
+constexpr int kFlowRows = 1;      /* luma_and_copy's (cudaflow's flow.input) */
 
+/* The luma of 4 pixels from the CH words that hold them. GRAY8 (CH 1):
+ * the bytes themselves (cvtColor's weights sum to 2^15, so the formula
+ * would give them too, at the cost of the arithmetic). */
 template <int CH, int RO, int GO, int BO>
 __device__ __forceinline__ uint32_t
 gray4 (const uint32_t (&w)[CH])
 {
-  uint32_t out = 0;
+  if constexpr (CH == 1) {
+    return w[0];
+  } else {
+    uint32_t out = 0;
 #pragma unroll
-  for (int p = 0; p < 4; p++) {
-    const int r = p * CH + RO, g = p * CH + GO, b = p * CH + BO;
-    out |= (uint32_t) rgb_to_gray_u8 ((w[r / 4] >> (8 * (r % 4))) & 0xffu, (w[g / 4] >> (8 * (g % 4))) & 0xffu,
-               (w[b / 4] >> (8 * (b % 4))) & 0xffu) << (8 * p);
+    for (int p = 0; p < 4; p++) {
+      const int r = p * CH + RO, g = p * CH + GO, b = p * CH + BO;
+      out |= (uint32_t) rgb_to_gray_u8 ((w[r / 4] >> (8 * (r % 4))) & 0xffu, (w[g / 4] >> (8 * (g % 4))) & 0xffu,
+                 (w[b / 4] >> (8 * (b % 4))) & 0xffu) << (8 * p);
+    }
+    return out;
   }
-  return out;
 }
 
-/* COPY: the source pixels also go to `copy` unchanged (an element that
- * passes its frame through and needs its luma: one launch instead of a
- * copy call and a launch, each a few microseconds of host time). */
-template <int CH, int RO, int GO, int BO, bool VEC, bool COPY>
+/* The luma of pixel p of a row from its bytes (the scalar path). */
+template <int CH, int RO, int GO, int BO>
+__device__ __forceinline__ uint8_t
+gray1 (const uint8_t *s, int p)
+{
+  if constexpr (CH == 1)
+    return s[p];
+  else
+    return rgb_to_gray_u8 (s[p * CH + RO], s[p * CH + GO], s[p * CH + BO]);
+}
+
+/* CH bytes a pixel: 1 (GRAY8) or 3 or 4 (packed RGB, the channels at byte
+ * offsets RO GO BO). ROWS rows a thread. VEC: the rows allow the vector
+ * loads and stores. COPY: the source pixels also go to `copy` unchanged
+ * (an element that passes its frame through and needs its luma: one
+ * launch instead of a copy call and a launch, each a few microseconds of
+ * host time). With `from` not null the pointers are read there (the
+ * frame's, written for this frame: a replayed graph). */
+template <int CH, int RO, int GO, int BO, int ROWS, bool VEC, bool COPY>
 __global__ void
-rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *__restrict__ dst,
-    size_t dst_pitch, int width, int height, uint8_t *__restrict__ copy, size_t copy_pitch)
+luma_kernel (LumaCopyArgs a, const LumaCopyArgs *__restrict__ from, uint8_t *__restrict__ dst, size_t dst_pitch,
+    int width, int height)
 {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kPixelsPerThread;
   if (x0 >= width)
     return;
+  if (from)
+    a = *from;
+  const uint8_t *__restrict__ src = a.src;
+  uint8_t *__restrict__ copy = a.copy;
+  const size_t src_pitch = a.src_pitch, copy_pitch = a.copy_pitch;
   const bool full = VEC && x0 + kPixelsPerThread <= width;
   const int row_step = gridDim.y * blockDim.y;
-  for (int y0 = blockIdx.y * blockDim.y + threadIdx.y; y0 < height; y0 += row_step * kRowsPerThread) {
+  for (int y0 = blockIdx.y * blockDim.y + threadIdx.y; y0 < height; y0 += row_step * ROWS) {
     if (full) {
-      uint32_t w[kRowsPerThread][CH];
+      uint32_t w[ROWS][CH];
 #pragma unroll
-      for (int r = 0; r < kRowsPerThread; r++) {
+      for (int r = 0; r < ROWS; r++) {
         const int y = y0 + r * row_step;
         if (y < height) {
           const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
@@ -71,20 +105,20 @@ rgb_to_gray_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *
         }
       }
 #pragma unroll
-      for (int r = 0; r < kRowsPerThread; r++) {
+      for (int r = 0; r < ROWS; r++) {
         const int y = y0 + r * row_step;
         if (y < height)
           *reinterpret_cast<uint32_t *> (dst + y * dst_pitch + x0) = gray4<CH, RO, GO, BO> (w[r]);
       }
     } else {
       const int n = min (kPixelsPerThread, width - x0);
-      for (int r = 0; r < kRowsPerThread; r++) {
+      for (int r = 0; r < ROWS; r++) {
         const int y = y0 + r * row_step;
         if (y >= height)
           break;
         const uint8_t *s = src + y * src_pitch + (size_t) x0 * CH;
         for (int p = 0; p < n; p++)
-          dst[y * dst_pitch + x0 + p] = rgb_to_gray_u8 (s[p * CH + RO], s[p * CH + GO], s[p * CH + BO]);
+          dst[y * dst_pitch + x0 + p] = gray1<CH, RO, GO, BO> (s, p);
         if constexpr (COPY)
           for (int i = 0; i < n * CH; i++)
             copy[y * copy_pitch + (size_t) x0 * CH + i] = s[i];
@@ -114,26 +148,52 @@ aligned (const void *p, size_t pitch, size_t a)
   return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
 }
 
-template <int CH, int RO, int GO, int BO>
+/* A launch's run-time arguments, carried through the template dispatch
+ * below unchanged. `dst` has the frame's size. */
+struct Launch {
+  LumaCopyArgs args;
+  const LumaCopyArgs *from;
+  bool copy;
+  Image8 dst;
+  const KernelTraits *traits;
+  const LaunchPolicy *policy;
+  cudaStream_t stream;
+};
+
+template <int CH, int RO, int GO, int BO, int ROWS, bool VEC>
 CudaStatus
-launch (ConstImage8 src, Image8 dst, Image8 copy, const LaunchPolicy & policy, cudaStream_t stream,
-    const KernelTraits & traits)
+launch (const Launch & l)
 {
-  /* Vector loads need 16-byte (RGBA) or 4-byte (RGB) aligned rows and the
-   * 4-byte stores 4-byte aligned rows; our own frames (256-byte pitch)
-   * always have them, other memory may not. */
-  const size_t a = CH == 4 ? 16 : 4;
-  const bool vec = aligned (src.data, src.pitch, a) && aligned (dst.data, dst.pitch, 4) &&
-      (!copy.data || aligned (copy.data, copy.pitch, a));
-  auto kernel = copy.data ? (vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true, true>
-                                 : rgb_to_gray_kernel<CH, RO, GO, BO, false, true>)
-                          : (vec ? rgb_to_gray_kernel<CH, RO, GO, BO, true, false>
-                                 : rgb_to_gray_kernel<CH, RO, GO, BO, false, false>);
-  const LaunchConfig c = policy.choose (traits, cached_resources (kernel), src.width, src.height);
-  kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch, src.width,
-      src.height, copy.data, copy.pitch);
-  CV_CUDA_TRY_LAUNCH ("rgb_to_gray_kernel");
+  auto kernel = l.copy ? luma_kernel<CH, RO, GO, BO, ROWS, VEC, true> : luma_kernel<CH, RO, GO, BO, ROWS, VEC, false>;
+  const LaunchConfig c = l.policy->choose (*l.traits, cached_resources (kernel), l.dst.width, l.dst.height);
+  kernel<<<grid_dim (c), block_dim (c), 0, l.stream>>> (l.args, l.from, l.dst.data, l.dst.pitch, l.dst.width,
+      l.dst.height);
+  CV_CUDA_TRY_LAUNCH ("luma_kernel");
   return {};
+}
+
+/* The 4-byte layouts, their channel offsets as template arguments. */
+template <int ROWS, bool VEC>
+CudaStatus
+launch_packed4 (PackedRgb layout, const Launch & l)
+{
+  switch (packed_rgb_layout (layout).r) {
+    case 0: return launch<4, 0, 1, 2, ROWS, VEC> (l);  /* RGBA, RGBx */
+    case 2: return launch<4, 2, 1, 0, ROWS, VEC> (l);  /* BGRA, BGRx */
+    case 1: return launch<4, 1, 2, 3, ROWS, VEC> (l);  /* ARGB, xRGB */
+    default: return launch<4, 3, 2, 1, ROWS, VEC> (l); /* ABGR, xBGR */
+  }
+}
+
+/* rgb_to_gray's layouts: the 3-byte ones too. */
+template <bool VEC>
+CudaStatus
+launch_rgb (PackedRgb layout, const Launch & l)
+{
+  const PackedRgbLayout p = packed_rgb_layout (layout);
+  if (p.channels == 3)
+    return p.r == 0 ? launch<3, 0, 1, 2, kRowsPerThread, VEC> (l) : launch<3, 2, 1, 0, kRowsPerThread, VEC> (l);
+  return launch_packed4<kRowsPerThread, VEC> (layout, l);
 }
 
 }  // namespace
@@ -158,17 +218,31 @@ rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy &
 {
   if (src.width <= 0 || src.height <= 0)
     return {};
-  const PackedRgbLayout l = packed_rgb_layout (layout);
-  const KernelTraits & t4 = gray_packed4_traits ();
-  if (l.channels == 3)
-    return l.r == 0 ? launch<3, 0, 1, 2> (src, dst, copy, policy, stream, gray_packed3_traits ())
-                    : launch<3, 2, 1, 0> (src, dst, copy, policy, stream, gray_packed3_traits ());
-  switch (l.r) {
-    case 0: return launch<4, 0, 1, 2> (src, dst, copy, policy, stream, t4);  /* RGBA, RGBx */
-    case 2: return launch<4, 2, 1, 0> (src, dst, copy, policy, stream, t4);  /* BGRA, BGRx */
-    case 1: return launch<4, 1, 2, 3> (src, dst, copy, policy, stream, t4);  /* ARGB, xRGB */
-    default: return launch<4, 3, 2, 1> (src, dst, copy, policy, stream, t4); /* ABGR, xBGR */
-  }
+  const PackedRgbLayout p = packed_rgb_layout (layout);
+  const Launch l { { src.data, src.pitch, copy.data, copy.pitch }, nullptr, copy.data != nullptr,
+    { dst.data, dst.pitch, src.width, src.height }, p.channels == 3 ? &gray_packed3_traits () : &gray_packed4_traits (),
+    &policy, stream };
+  /* Vector loads need 16-byte (RGBA) or 4-byte (RGB) aligned rows and the
+   * 4-byte stores 4-byte aligned rows; our own frames (256-byte pitch)
+   * always have them, other memory may not. */
+  const size_t a = p.channels == 4 ? 16 : 4;
+  const bool vec = aligned (src.data, src.pitch, a) && aligned (dst.data, dst.pitch, 4) &&
+      (!copy.data || aligned (copy.data, copy.pitch, a));
+  return vec ? launch_rgb<true> (layout, l) : launch_rgb<false> (layout, l);
+}
+
+CudaStatus
+luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, PackedRgb layout, bool copy,
+    Image8 luma, const KernelTraits & traits, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (luma.width <= 0 || luma.height <= 0)
+    return {};
+  /* only what cudaflow takes is instantiated (FlowPyramid::prepare
+   * refuses 3-byte RGB): such a layout would be read as 4-byte pixels */
+  if (!gray && packed_rgb_layout (layout).channels != 4)
+    return { cudaErrorInvalidValue, "luma_and_copy: GRAY8 or a 4-byte RGB layout" };
+  const Launch l { args, from, copy, luma, &traits, &policy, stream };
+  return gray ? launch<1, 0, 0, 0, kFlowRows, true> (l) : launch_packed4<kFlowRows, true> (layout, l);
 }
 
 CudaStatus

@@ -53,8 +53,8 @@ struct Regs {
   int regs;
 };
 const Regs kRegs[] = {
-  { "gray.packed4", 40 },       /* rgb_to_gray_kernel<4, ..., true> */
-  { "gray.packed3", 40 },       /* rgb_to_gray_kernel<3, ..., true> */
+  { "gray.packed4", 40 },       /* luma_kernel<4, ..., 4 rows, vector, no copy> */
+  { "gray.packed3", 40 },       /* luma_kernel<3, ..., 4 rows, vector, no copy> */
   { "otsu.binarize", 30 },      /* otsu_binarize_kernel<true> */
   { "harris.candidates", 28 },
   { "harris.normalize", 20 },

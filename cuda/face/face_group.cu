@@ -8,9 +8,9 @@
  *    sorted with CUB's radix sort over the whole list's capacity (unused
  *    entries are all ones and sort last, so no count is needed on the
  *    host);
- *  - facedetect.group: one thread per window lists the later windows it
- *    is similar to. Sorted by y, they come right after it: similarity
- *    needs |dy| <= reach;
+ *  - facedetect.group: a warp per window lists later windows it is
+ *    similar to, enough of them for the classes (pairs_kernel). Sorted by
+ *    y, they come right after it: similarity needs |dy| <= reach;
  *  - a union-find over those pairs links the larger root under the
  *    smaller (lock-free, by compare-and-swap), so each class's root is its
  *    first member, the window cv::partition numbers it by: in one block's
@@ -120,15 +120,18 @@ reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity
   }
 }
 
-/* The frame's counters and its first sorted keys written straight into
+/* The frame's counters and all its sorted keys written straight into
  * mapped pinned host memory: in a captured graph a device-to-host copy
  * node costs the host several microseconds more a launch than a kernel
- * node (cold caches, H100/H200, 2026-11-26). */
+ * node (cold caches, H100/H200, 2026-11-26), and a second copy for the
+ * keys past a first chunk cost a crowd's frame a copy and a stream
+ * synchronize on the host (the LFW mosaic's 5511 keys at 1080p are 44 KB
+ * over PCIe, about a microsecond written from here). */
 __global__ void
 publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceKey *__restrict__ sorted,
-    unsigned capacity, unsigned first, uint32_t *host_header, FaceKey *host_keys)
+    unsigned capacity, uint32_t *host_header, FaceKey *host_keys)
 {
-  const unsigned n = min (min (header[0], capacity), first);
+  const unsigned n = min (header[0], capacity);
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < words || i < n; i += gridDim.x * blockDim.x) {
     if (i < words)
       host_header[i] = header[i];
@@ -149,33 +152,69 @@ decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned
   }
 }
 
-/* facedetect.group: the similar pairs (i, j), i < j. Sorted by y, the
- * windows that can be similar to window i come right after it (similarity
- * needs |dy| <= reach). Appended with one atomic per coalesced group; the
- * count may pass the capacity (the host grows the list). */
+/* Appends edge (i, j) with one atomic per coalesced group. */
+__device__ __forceinline__ void
+append_edge (unsigned i, unsigned j, uint2 *edges, uint32_t *edge_count, unsigned edge_capacity)
+{
+  const cg::coalesced_group g = cg::coalesced_threads ();
+  unsigned k = 0;
+  if (g.thread_rank () == 0)
+    k = atomicAdd (edge_count, g.size ());
+  k = g.shfl (k, 0) + g.thread_rank ();
+  if (k < edge_capacity)
+    edges[k] = make_uint2 (i, j);
+}
+
+/* facedetect.group: enough similar pairs (i, j), i < j, for the classes,
+ * a warp per window i, its lanes taking the later windows 32 at a time.
+ * Sorted by y, the windows that can be similar to i come right after it
+ * (similarity needs |dy| <= reach), so the ones in reach are a prefix.
+ *
+ * Not every similar pair is listed: with k the first window after i that
+ * is similar to it, a later j similar to both i and k is left out, since
+ * k's own scan connects k and j (by induction from the last window down,
+ * every similar pair (k, j), k > i, ends up connected), and i-k-j then
+ * are. The classes, the connected components, are the same; in a crowd's
+ * cluster of mutually similar windows the list shrinks from about n^2 / 2
+ * pairs to about n (the LFW mosaic at 1080p: some 110 000 pairs, and one
+ * thread a window scanning them, took 300 us of the frame at ncu's
+ * clocks, H100, 2026-11-27). The count may pass the capacity (the host
+ * grows the list). */
 __global__ void
 pairs_kernel (const int4 *__restrict__ rects, const uint32_t *count, unsigned capacity, double eps, uint2 *edges,
     uint32_t *edge_count, unsigned edge_capacity)
 {
   const unsigned n = min (*count, capacity);
-  const unsigned threads = blockDim.x * blockDim.y;
-  for (unsigned i = blockIdx.x * threads + threadIdx.y * blockDim.x + threadIdx.x; i < n; i += gridDim.x * threads) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warps = gridDim.x * (blockDim.x * blockDim.y / 32);
+  for (unsigned i = blockIdx.x * (blockDim.x * blockDim.y / 32) + (threadIdx.y * blockDim.x + threadIdx.x) / 32; i < n;
+       i += warps) {
     const int4 ri = rects[i];
     const Rect a { ri.x, ri.y, ri.z, ri.w };
+    /* delta <= eps * (a.w + a.h) / 2 for every partner */
     const int reach = (int) floor (eps * ((double) a.w + a.h) * 0.5);
-    for (unsigned j = i + 1; j < n; j++) {
-      const int4 rj = rects[j];
-      if (rj.y - a.y > reach)
-        break;
-      if (similar (a, Rect { rj.x, rj.y, rj.z, rj.w }, eps)) {
-        const cg::coalesced_group g = cg::coalesced_threads ();
-        unsigned k = 0;
-        if (g.thread_rank () == 0)
-          k = atomicAdd (edge_count, g.size ());
-        k = g.shfl (k, 0) + g.thread_rank ();
-        if (k < edge_capacity)
-          edges[k] = make_uint2 (i, j);
+    unsigned k = 0; /* the first similar window, once found */
+    Rect rk {};
+    for (unsigned base = i + 1; base < n; base += 32) {
+      const unsigned j = base + lane;
+      Rect b {};
+      bool in = j < n;
+      if (in) {
+        const int4 rj = rects[j];
+        b = Rect { rj.x, rj.y, rj.z, rj.w };
+        in = b.y - a.y <= reach;
       }
+      const bool sim = in && abs (b.x - a.x) <= reach && similar (a, b, eps);
+      const unsigned similar_lanes = __ballot_sync (0xffffffffu, sim);
+      if (k == 0 && similar_lanes) {
+        k = base + (unsigned) __ffs ((int) similar_lanes) - 1;
+        const int4 r = rects[k];
+        rk = Rect { r.x, r.y, r.z, r.w };
+      }
+      if (sim && (j == k || !similar (rk, b, eps)))
+        append_edge (i, j, edges, edge_count, edge_capacity);
+      if (__ballot_sync (0xffffffffu, in) != 0xffffffffu)
+        break;
     }
   }
 }
@@ -261,10 +300,10 @@ launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned 
 
 CudaStatus
 launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream)
+    uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream)
 {
-  const unsigned blocks = std::max (1u, (std::max (words, first) + 255) / 256);
-  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, first, host_header, host_keys);
+  const unsigned blocks = std::max (1u, std::min (64u, (std::max (words, capacity) + 255) / 256));
+  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys);
   CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
   return {};
 }
@@ -294,8 +333,11 @@ launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *cou
   CV_CUDA_TRY_LAUNCH ("facedetect decode_kernel");
   const KernelTraits & t = facedetect_group_traits ();
   LaunchConfig c = policy.choose (t, cached_resources (pairs_kernel), hc.frame_width, hc.frame_height);
+  /* whole warps: a warp per window */
+  c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
+  const unsigned windows_per_block = c.block.threads () / 32;
   c.grid_x = std::min (filling_grid ((const void *) pairs_kernel, c.block.threads (), policy.device ()),
-      std::max (1u, (capacity + c.block.threads () - 1) / c.block.threads ()));
+      std::max (1u, (capacity + windows_per_block - 1) / windows_per_block));
   c.grid_y = 1;
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
   pairs_kernel<<<dim3 (c.grid_x), block_dim (c), 0, stream>>> (g.rects, count, capacity, kFaceGroupEps, g.edges,

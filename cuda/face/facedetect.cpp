@@ -19,9 +19,6 @@ constexpr unsigned kInitialFaceCapacity = 16384;
 /* The similar pairs of the device grouping, likewise (the LFW mosaic at
  * 1080p has about 110 000 among its 5511 raw windows). */
 constexpr unsigned kInitialEdgeCapacity = 1u << 18;
-/* Rectangles read back with the counters in the first copy; a frame with
- * more raw detections takes a second copy. */
-constexpr unsigned kFirstChunk = 1024;
 /* The window lists start at these fractions of the largest batch's windows
  * (grown, with another search of that frame, when a frame passes them:
  * uniform noise sends about half of the windows past the first stage). */
@@ -65,7 +62,7 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
 {
   nstages_ = 0;
   const haar::CompiledCascade c = haar::compile_cascade (cascade);
-  CudaStatus s = upload (nodes_, c.nodes, stream);
+  CudaStatus s = upload (nodes_, c.node_words, stream);
   if (s.ok ())
     s = upload (stages_, c.stages, stream);
   if (s.ok ())
@@ -173,7 +170,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     const FaceKernelHook & hook)
 {
   using namespace facedetect;
-  const haar::CascadeView view { nodes_.as<haar::Node> (), stages_.as<haar::Stage> (), roots_.as<int> (),
+  const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
     leaves_.as<float> (), nstages_, window_width_, window_height_ };
   uint32_t *header = state_.as<uint32_t> ();
   FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
@@ -221,11 +218,11 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       levels_.as<LevelDesc> (), scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
-  /* One read-back: the counters and the first keys together, written by
-   * a kernel into the mapped pinned buffer. */
+  /* One read-back: the counters and the keys together, written by a
+   * kernel into the mapped pinned buffer. */
   uint32_t *host = static_cast<uint32_t *> (host_state_device_);
-  return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_,
-      std::min (face_capacity_, kFirstChunk), host, reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
+  return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_, host,
+      reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
 }
 
 bool
@@ -270,23 +267,12 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
 }
 
 CudaStatus
-FaceDetector::read_back (cudaStream_t stream)
+FaceDetector::read_back ()
 {
-  using namespace facedetect;
   /* With a frame held (latency-frames=1) the results are usually ready:
    * a query costs the host less than a synchronize */
   if (cudaEventQuery (read_.get ()) != cudaSuccess)
     CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
-  uint8_t *host = static_cast<uint8_t *> (host_state_.get ());
-  const size_t head = state_header_words_ * sizeof (uint32_t);
-  const unsigned first = std::min (face_capacity_, kFirstChunk);
-  const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
-  if (n > first) {
-    const FaceKey *sorted = reinterpret_cast<const FaceKey *> (state_.as<uint32_t> () + state_header_words_);
-    CV_CUDA_TRY (cudaMemcpyAsync (host + head + first * sizeof (FaceKey), sorted + first,
-        (n - first) * sizeof (FaceKey), cudaMemcpyDeviceToHost, stream));
-    CV_CUDA_TRY (cudaStreamSynchronize (stream));
-  }
   return {};
 }
 
@@ -374,7 +360,7 @@ FaceDetector::collect (Result * result)
   f.active = false;
   const ConstImage8 gray = f.gray;
   const FaceDetectParams & params = f.params;
-  CudaStatus s = read_back (f.stream);
+  CudaStatus s = read_back ();
   /* A list overflowed (a pathological frame, or the first noisy one): grow
    * it and search again, so that no detection is lost. A list's count is
    * exact once the lists before it held everything, so each search
@@ -387,7 +373,7 @@ FaceDetector::collect (Result * result)
     if (s.ok ())
       s = search (gray, *f.policy, f.stream, f.hook, false);
     if (s.ok ())
-      s = read_back (f.stream);
+      s = read_back ();
   }
   if (!s.ok ())
     return s;

@@ -153,8 +153,9 @@ private:
   CudaStatus search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
       bool replay);
   bool groups_on_device () const;
-  /* The rest of run_frame's read-back, once its event has completed. */
-  CudaStatus read_back (cudaStream_t stream);
+  /* Waits for run_frame's event: its counters and keys are then in the
+   * mapped host buffer. */
+  CudaStatus read_back ();
   CudaStatus ensure_lists ();
   /* Grows every list a frame overflowed; true when one did. */
   bool grow_overflowed ();

@@ -113,11 +113,10 @@ CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
  * ones. */
 CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity,
     cudaStream_t stream);
-/* After the sort: the `words` counters and the first min (count, capacity,
- * `first`) sorted keys to the host (mapped pinned memory, device
- * pointers). */
+/* After the sort: the `words` counters and the first min (count, capacity)
+ * sorted keys to the host (mapped pinned memory, device pointers). */
 CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    unsigned first, uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
+    uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
     int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);

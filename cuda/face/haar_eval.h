@@ -122,9 +122,27 @@ struct alignas (16) Stage {
   int pad;
 };
 
+/* The nodes in tiles of 32: tile g holds word 0 of nodes 32g .. 32g + 31,
+ * then their word 1, then their word 2 (16 bytes a word). The deep
+ * kernel's 32 lanes read 32 consecutive weak classifiers' nodes at once:
+ * tiles make each of the three loads one contiguous 512 bytes (two pieces
+ * where the run crosses a tile), where 48-byte nodes side by side spread
+ * each load over 1536 bytes, three times the L1 wavefronts (that kernel's
+ * limit: docs/PERFORMANCE.md). Word k of node i is at
+ * node_word (i) + 32 k, a constant offset. */
+struct alignas (16) NodeWord {
+  uint32_t w[4];
+};
+static_assert (sizeof (NodeWord) == 16, "a node word is one 16-byte load");
+
+CV_FD_HD unsigned node_word (int i)
+{
+  return (unsigned) i + 64u * ((unsigned) i >> 5);
+}
+
 /* Device or host arrays of a compiled cascade. */
 struct CascadeView {
-  const Node *nodes;
+  const NodeWord *nodes; /* tiled: node_word () */
   const Stage *stages;
   const int *roots;      /* trees: root node of each tree */
   const float *leaves;   /* trees: leaf values */
@@ -136,6 +154,7 @@ struct CascadeView {
  * cascade (which guarantees every index used here is valid). */
 struct CompiledCascade {
   std::vector<Node> nodes;
+  std::vector<NodeWord> node_words; /* the nodes tiled (node_word ()) */
   std::vector<Stage> stages;
   std::vector<int> roots;
   std::vector<float> leaves;
@@ -146,7 +165,7 @@ struct CompiledCascade {
 
   CascadeView view () const
   {
-    return { nodes.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
+    return { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
       window_height };
   }
 };
@@ -227,6 +246,12 @@ compile_cascade (const HaarCascade & c)
       out.nodes[tree.first_node + k] = n;
     }
   }
+  const size_t n = out.nodes.size ();
+  out.node_words.resize (3 * 32 * ((n + 31) / 32));
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < 3; k++)
+      std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&out.nodes[i]) + 16 * k,
+          16);
   for (const HaarStage & s : c.stages)
     out.stages.push_back ({ s.first_tree, s.tree_count, s.threshold, 0 });
   out.sums_exact = stage_sums_exact (c);
@@ -235,17 +260,20 @@ compile_cascade (const HaarCascade & c)
 
 /* ---- Loads: read-only cache on the device ---- */
 
-CV_FD_HD Node load_node (const Node *p)
+/* Node i from its tile. */
+CV_FD_HD Node load_node (const NodeWord *nodes, int i)
 {
-#ifdef __CUDA_ARCH__
-  const float4 *q = reinterpret_cast<const float4 *> (p);
-  float4 w[3] = { __ldg (q), __ldg (q + 1), __ldg (q + 2) };
   Node n;
+  const NodeWord *p = nodes + node_word (i);
+#ifdef __CUDA_ARCH__
+  const uint4 *q = reinterpret_cast<const uint4 *> (p);
+  uint4 w[3] = { __ldg (q), __ldg (q + 32), __ldg (q + 64) };
   memcpy (&n, w, sizeof n);
-  return n;
 #else
-  return *p;
+  for (int k = 0; k < 3; k++)
+    std::memcpy (reinterpret_cast<char *> (&n) + 16 * k, p + 32 * k, 16);
 #endif
+  return n;
 }
 CV_FD_HD Stage load_stage (const Stage *p)
 {
@@ -334,12 +362,12 @@ template <bool STUMPS, typename Load = GlobalLoad>
 CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
 {
   if (STUMPS) {
-    const Node n = load_node (c.nodes + tree);
+    const Node n = load_node (c.nodes, tree);
     return feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
   }
   int idx = load_ro (c.roots + tree);
   do {
-    const Node n = load_node (c.nodes + idx);
+    const Node n = load_node (c.nodes, idx);
     idx = feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left : n.right;
   } while (idx >= 0);
   return load_ro (c.leaves + (-idx - 1));

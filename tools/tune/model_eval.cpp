@@ -65,7 +65,7 @@ const Regs kRegs[] = {
   /* cuda/face/: face_integral.cu, face_cascade.cu (the stump instances of
    * the default cascade; deep with 32 lanes), face_group.cu */
   { "facedetect.rows", 32 }, { "facedetect.cols", 32 }, { "facedetect.cascade", 32 },
-  { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 24 },
+  { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 32 },
 };
 
 /* The kernel's traits from its launcher (host functions of the CUDA

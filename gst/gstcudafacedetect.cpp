@@ -198,8 +198,11 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   /* The frame's copy and its luma in one launch (gst_cv_luma_gpu). */
   const GstCvLumaInput & input = *self->input;
   GstFlowReturn ret = GST_FLOW_OK;
-  if (!detector.has_cascade ())
+  if (!detector.has_cascade ()) {
+    /* the element reports faces, never the raw windows */
+    detector.set_raw_windows (false);
     ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
+  }
   cudavision::ConstImage8 gray;
   if (ret == GST_FLOW_OK)
     ret = gst_cv_base_filter_check (base,
@@ -221,7 +224,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   ret = gst_cv_base_filter_check (base, detector.collect (&result), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
-  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
+  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
   if (s.draw && !input.gray)
     ret = gst_cv_base_filter_check (base, detector.draw (dst, result.faces, policy, stream), "box drawing");
@@ -287,7 +290,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, boo
   GstFlowReturn ret = gst_cv_base_filter_check (base, detector.collect (&result), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
-  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw.size (),
+  GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
   *faces = std::move (result.faces);
   if (!draw || self->input->gray || faces->empty ())

@@ -26,6 +26,7 @@
 #include "../common/launch_util.cuh"
 
 #include <cooperative_groups.h>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
 namespace cg = cooperative_groups;
@@ -277,6 +278,108 @@ roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *pare
     keys[i] |= (FaceKey) find (parent, (int) i, GlobalLoad ());
 }
 
+/* The grouping's last step, face_grouping.cpp's merge_classes, on the
+ * device: one block, after the classes (each key's root in its low bits).
+ * Each class's integer sums by atomics (exact in any order), its mean in
+ * the same float operations as the host's (sum * (1.f / n), each rounded
+ * once, half to even), the classes with more than min_neighbors members
+ * kept in class order (a block scan), the containment test of each kept
+ * class against every other, and the survivors, in the same order, into
+ * `out` (mapped host memory) with their count in *out_count. The host then
+ * reads a few rectangles instead of grouping thousands of windows: for the
+ * LFW mosaic (5511 raw windows at 1080p) its labels and merge took about
+ * 100 us of the frame on the GPU machine's host (H100, 2026-11-27). */
+constexpr int kMergeThreads = 1024;
+
+__device__ __forceinline__ int
+saturate_round (float v)
+{
+  if (!(v > (float) INT_MIN))
+    return INT_MIN;
+  if (!(v < (float) INT_MAX))
+    return INT_MAX;
+  return __float2int_rn (v);
+}
+
+__global__ void __launch_bounds__ (kMergeThreads)
+merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, const uint32_t *count,
+    unsigned capacity, int min_neighbors, double eps, int4 *sums, int *members, int4 *kept, int4 *kept_info,
+    uint32_t *out_count, int4 *out)
+{
+  using Scan = cub::BlockScan<int, kMergeThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  const int n = (int) min (*count, capacity);
+  const int tid = threadIdx.x;
+  for (int i = tid; i < n; i += kMergeThreads) {
+    sums[i] = make_int4 (0, 0, 0, 0);
+    members[i] = 0;
+  }
+  __syncthreads ();
+  for (int i = tid; i < n; i += kMergeThreads) {
+    const int r = facedetect::key_root (keys[i]);
+    const int4 v = rects[i];
+    atomicAdd (&sums[r].x, v.x);
+    atomicAdd (&sums[r].y, v.y);
+    atomicAdd (&sums[r].z, v.z);
+    atomicAdd (&sums[r].w, v.w);
+    atomicAdd (&members[r], 1);
+  }
+  __syncthreads ();
+  /* the kept classes, in class order (a class is its root, its first
+   * member: roots ascending are the host's class numbers ascending) */
+  int nkept = 0;
+  for (int c0 = 0; c0 < n; c0 += kMergeThreads) {
+    const int c = c0 + tid;
+    const int m = c < n ? members[c] : 0;
+    const int keep = m > min_neighbors ? 1 : 0;
+    int pos, total;
+    Scan (scan).ExclusiveSum (keep, pos, total);
+    if (keep) {
+      const int4 sm = sums[c];
+      const float s = __fdiv_rn (1.f, (float) m);
+      const int4 mean = make_int4 (saturate_round (__fmul_rn (__int2float_rn (sm.x), s)),
+          saturate_round (__fmul_rn (__int2float_rn (sm.y), s)), saturate_round (__fmul_rn (__int2float_rn (sm.z), s)),
+          saturate_round (__fmul_rn (__int2float_rn (sm.w), s)));
+      kept[nkept + pos] = mean;
+      kept_info[nkept + pos] = make_int4 (m, __double2int_rn (__dmul_rn ((double) mean.z, eps)),
+          __double2int_rn (__dmul_rn ((double) mean.w, eps)), 0);
+    }
+    nkept += total;
+    __syncthreads (); /* the scan's storage, reused */
+  }
+  __syncthreads ();
+  /* a kept class inside a stronger one is dropped (small faces inside
+   * large), the others leave in order */
+  int nout = 0;
+  for (int c0 = 0; c0 < nkept; c0 += kMergeThreads) {
+    const int k1 = c0 + tid;
+    int keep = 0;
+    int4 r1 = make_int4 (0, 0, 0, 0);
+    if (k1 < nkept) {
+      r1 = kept[k1];
+      const int n1 = kept_info[k1].x;
+      bool inside = false;
+      for (int k2 = 0; k2 < nkept && !inside; k2++) {
+        if (k2 == k1)
+          continue;
+        const int4 r2 = kept[k2], i2 = kept_info[k2];
+        const int n2 = i2.x, dx = i2.y, dy = i2.z;
+        inside = r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.z <= r2.x + r2.z + dx &&
+            r1.y + r1.w <= r2.y + r2.w + dy && (n2 > max (3, n1) || n1 < 3);
+      }
+      keep = inside ? 0 : 1;
+    }
+    int pos, total;
+    Scan (scan).ExclusiveSum (keep, pos, total);
+    if (keep)
+      out[nout + pos] = r1;
+    nout += total;
+    __syncthreads ();
+  }
+  if (tid == 0)
+    *out_count = (uint32_t) nout;
+}
+
 }  // namespace
 
 const KernelTraits &
@@ -305,6 +408,16 @@ launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *s
   const unsigned blocks = std::max (1u, std::min (64u, (std::max (words, capacity) + 255) / 256));
   publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys);
   CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
+  return {};
+}
+
+CudaStatus
+launch_merge_classes (const FaceKey *sorted, const uint32_t *count, unsigned capacity, int min_neighbors,
+    const GroupScratch & g, const MergeScratch & m, uint32_t *out_count, int4 *out, cudaStream_t stream)
+{
+  merge_kernel<<<1, kMergeThreads, 0, stream>>> (sorted, g.rects, count, capacity, min_neighbors, kFaceGroupEps,
+      m.sums, m.members, m.kept, m.kept_info, out_count, out);
+  CV_CUDA_TRY_LAUNCH ("facedetect merge_kernel");
   return {};
 }
 

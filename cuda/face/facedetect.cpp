@@ -125,7 +125,7 @@ FaceDetector::ensure_lists ()
       return s;
   }
   state_header_words_ = (4 + ends_.size () * plan_.batches.size () + 3) / 4 * 4;
-  const size_t bytes = state_header_words_ * sizeof (uint32_t) + (size_t) face_capacity_ * sizeof (facedetect::FaceKey);
+  const size_t bytes = merged_offset () + (size_t) face_capacity_ * sizeof (int4);
   if (bytes > state_.size ()) {
     CudaStatus s = state_.allocate (bytes);
     if (s.ok ())
@@ -150,6 +150,8 @@ FaceDetector::ensure_lists ()
       s = parent_.allocate ((size_t) face_capacity_ * sizeof (int));
     if (s.ok ())
       s = rects_.allocate ((size_t) face_capacity_ * sizeof (int4));
+    if (s.ok ())
+      s = merge_.allocate ((size_t) face_capacity_ * (3 * sizeof (int4) + sizeof (int)));
     if (s.ok ())
       s = facedetect::sort_faces_scratch_bytes (face_capacity_, &sort_scratch_bytes_);
     if (s.ok ())
@@ -218,9 +220,19 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       levels_.as<LevelDesc> (), scratch, policy, stream, { &hook, -1, gray.width, gray.height });
   if (!s.ok ())
     return s;
-  /* One read-back: the counters and the keys together, written by a
-   * kernel into the mapped pinned buffer. */
   uint32_t *host = static_cast<uint32_t *> (host_state_device_);
+  if (group) {
+    int4 *m = merge_.as<int4> ();
+    const MergeScratch merge { m, reinterpret_cast<int *> (m + 3 * (size_t) face_capacity_), m + face_capacity_,
+      m + 2 * (size_t) face_capacity_ };
+    s = launch_merge_classes (sorted, header, face_capacity_, min_neighbors_, scratch, merge, header + 2,
+        reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), stream);
+    if (!s.ok ())
+      return s;
+  }
+  /* One read-back: the counters and the keys together, written by a
+   * kernel into the mapped pinned buffer (the merged faces are already
+   * there). */
   return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_, host,
       reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
 }
@@ -251,6 +263,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (gray.data).add (gray.pitch).add (gray.width).add (gray.height);
   key.add (plan_params_.scale_factor).add (plan_params_.min_width).add (plan_params_.min_height);
   key.add (plan_params_.max_width).add (plan_params_.max_height).add (grouping_).add (device_grouping_);
+  key.add (min_neighbors_);
   for (int e : ends_)
     key.add (e);
   key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (batch_cap_);
@@ -336,6 +349,7 @@ FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const 
       f.levels.size () > (size_t) facedetect::kMaxFaceLevels)
     return { cudaErrorInvalidValue, "face detection: frames up to 65535 pixels a side and 4096 pyramid levels" };
   grouping_ = params.min_neighbors > 0;
+  min_neighbors_ = params.min_neighbors;
 
   CudaStatus s = prepare (gray, f.levels, stream);
   if (s.ok ())
@@ -351,6 +365,7 @@ FaceDetector::collect (Result * result)
 {
   result->faces.clear ();
   result->raw.clear ();
+  result->raw_count = 0;
   result->batches = 0;
   Pending & f = pending_;
   result->levels = std::move (f.levels);
@@ -382,29 +397,36 @@ FaceDetector::collect (Result * result)
   const uint8_t *host = static_cast<const uint8_t *> (host_state_.get ());
   const auto *keys = reinterpret_cast<const facedetect::FaceKey *> (host + state_header_words_ * sizeof (uint32_t));
   const unsigned n = std::min (reinterpret_cast<const uint32_t *> (host)[0], face_capacity_);
+  result->raw_count = n;
   /* sorted on the device: the host's FaceRect order */
-  result->raw.reserve (n);
   const facedetect::FaceKeyLayout & kl = plan_.key;
-  for (unsigned i = 0; i < n; i++) {
-    const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i], kl.x_shift)];
-    result->raw.push_back ({ facedetect::key_x (keys[i], kl.x_shift, kl.y_shift),
-        facedetect::key_y (keys[i], kl.y_shift), l.win_width, l.win_height });
-  }
-  result->faces = result->raw;
-  if (grouping_) {
-    std::vector<int> labels;
-    int nclasses = 0;
-    if (roots_on_device_) {
-      /* roots are first members: number the classes in their order */
-      labels.resize (n);
-      for (unsigned i = 0; i < n; i++) {
-        const int root = facedetect::key_root (keys[i]);
-        labels[i] = root == (int) i ? nclasses++ : labels[root];
-      }
-    } else {
-      nclasses = partition_rectangles (result->faces, labels);
+  auto decode = [&] (std::vector<FaceRect> & out) {
+    out.reserve (n);
+    for (unsigned i = 0; i < n; i++) {
+      const FaceLevel & l = plan_.levels[facedetect::key_level (keys[i], kl.x_shift)];
+      out.push_back ({ facedetect::key_x (keys[i], kl.x_shift, kl.y_shift), facedetect::key_y (keys[i], kl.y_shift),
+          l.win_width, l.win_height });
     }
-    merge_classes (result->faces, labels, nclasses, params.min_neighbors);
+  };
+  if (raw_windows_)
+    decode (result->raw);
+  if (roots_on_device_) {
+    /* grouped on the device (merge_kernel): the faces, in order */
+    const uint32_t m = std::min (reinterpret_cast<const uint32_t *> (host)[2], face_capacity_);
+    const int4 *merged = reinterpret_cast<const int4 *> (host + merged_offset ());
+    result->faces.reserve (m);
+    for (uint32_t i = 0; i < m; i++)
+      result->faces.push_back ({ merged[i].x, merged[i].y, merged[i].z, merged[i].w });
+  } else {
+    if (raw_windows_)
+      result->faces = result->raw;
+    else
+      decode (result->faces);
+    if (grouping_) {
+      std::vector<int> labels;
+      const int nclasses = partition_rectangles (result->faces, labels);
+      merge_classes (result->faces, labels, nclasses, params.min_neighbors);
+    }
   }
   clip_rectangles (result->faces, gray.width, gray.height);
   return {};
@@ -441,7 +463,7 @@ void
 FaceDetector::release ()
 {
   for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &lists_[0], &lists_[1],
-           &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &boxes_ })
+           &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_ })
     b->reset ();
   host_state_.reset ();
   host_state_device_ = nullptr;

@@ -77,7 +77,8 @@ class FaceDetector {
 public:
   struct Result {
     std::vector<FaceRect> faces;   /* grouped and clipped, as detectMultiScale */
-    std::vector<FaceRect> raw;     /* every accepted window, sorted */
+    std::vector<FaceRect> raw;     /* every accepted window, sorted (set_raw_windows) */
+    size_t raw_count = 0;          /* how many there were */
     std::vector<FaceLevel> levels; /* the pyramid that was searched */
     int batches = 0;               /* launch batches it took */
   };
@@ -119,6 +120,10 @@ public:
   /* Whether the grouping's classes are found on the device (default) or
    * on the host (partition_rectangles): the same classes either way. */
   void set_device_grouping (bool on) { device_grouping_ = on; }
+  /* Whether Result::raw is filled (default). The grouped faces do not
+   * need it where the device groups: an element that only reports faces
+   * turns it off and spares the host decoding every window. */
+  void set_raw_windows (bool on) { raw_windows_ = on; }
   const Schedule & schedule () const { return schedule_; }
   /* The memory cap of one batch's integral images (face_batches.h). */
   void set_batch_cap (size_t bytes) { batch_cap_ = bytes; plan_.levels.clear (); }
@@ -185,20 +190,29 @@ private:
   std::vector<int> ends_;
   /* The accepted windows (FaceKey), as the deep kernel appends them. */
   DeviceBuffer keys_;
-  /* counters then the sorted keys: faces count, similar pairs count, 2
-   * spare words, then per batch one count per list written
-   * (ends_.size ()); the keys start at a 16-byte boundary. Read back in
-   * one copy. */
+  /* counters then the sorted keys: faces count, similar pairs count, the
+   * merged faces' count, a spare word, then per batch one count per list
+   * written (ends_.size ()); the keys start at a 16-byte boundary. The
+   * host's copy (mapped) then holds the merged faces (int4) from
+   * merged_offset (). */
   DeviceBuffer state_;
   PinnedBuffer host_state_;
   void *host_state_device_ = nullptr; /* host_state_'s device address */
   size_t state_header_words_ = 0;
+  size_t merged_offset () const
+  {
+    return (state_header_words_ * sizeof (uint32_t) + (size_t) face_capacity_ * sizeof (facedetect::FaceKey) + 15) /
+        16 * 16;
+  }
   unsigned face_capacity_ = 0;
   /* the device grouping's scratch */
   bool device_grouping_ = true;
   bool grouping_ = false;        /* this frame groups (min_neighbors > 0) */
-  bool roots_on_device_ = false; /* this frame's keys carry class roots */
+  bool roots_on_device_ = false; /* this frame's keys carry class roots and its faces are merged */
+  bool raw_windows_ = true;
   DeviceBuffer parent_, sort_scratch_, rects_, edges_;
+  DeviceBuffer merge_;          /* facedetect::MergeScratch, face_capacity_ entries */
+  int min_neighbors_ = 0;       /* this frame's, for the device merge */
   size_t sort_scratch_bytes_ = 0;
   unsigned edge_capacity_ = 0;  /* similar pairs; grown like the lists */
   DeviceBuffer boxes_;

@@ -121,6 +121,19 @@ CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const ui
     int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
+/* merge_classes' scratch on the device, `capacity` entries each. */
+struct MergeScratch {
+  int4 *sums = nullptr;      /* each class's summed rectangle, at its root */
+  int *members = nullptr;    /* each class's member count, at its root */
+  int4 *kept = nullptr;      /* the kept classes' means, in class order */
+  int4 *kept_info = nullptr; /* their counts and containment margins */
+};
+/* After launch_sort_and_group with `group`: face_grouping.cpp's
+ * merge_classes over the `count` sorted keys' classes, the grouped faces
+ * (unclipped) into `out` and their number into *out_count (face_group.cu). */
+CudaStatus launch_merge_classes (const FaceKey *sorted, const uint32_t *count, unsigned capacity, int min_neighbors,
+    const GroupScratch & scratch, const MergeScratch & merge, uint32_t *out_count, int4 *out, cudaStream_t stream);
+
 /* Up to this many boxes travel in the draw launch's parameters. */
 constexpr int kInlineBoxes = 32;
 struct InlineBoxes {

@@ -19,7 +19,9 @@
  *    for every link: 0.7 ms for the 140 windows of two large faces, all
  *    similar to each other, 2 ms for the 5511 of the LFW mosaic; in one
  *    block, the scan was the bottleneck, 6.7 ms.)
- *  - each window's root then goes into the low bits of its entry.
+ *  - each window's root then goes into the low bits of its entry;
+ *  - merge_kernel averages the classes and keeps and filters them as the
+ *    host's merge_classes does, writing the grouped faces for the host.
  * The classes are the connected components of the similarity relation,
  * whatever the order of the unions: the same as the host's. */
 #include "facedetect_kernels.h"

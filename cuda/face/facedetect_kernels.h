@@ -7,7 +7,7 @@
  *
  *   face_integral.cu  facedetect.rows, facedetect.cols (a batch's integrals)
  *   face_cascade.cu   facedetect.cascade, facedetect.stages, facedetect.deep
- *   face_group.cu     the raw list sorted, facedetect.group
+ *   face_group.cu     the raw list sorted, facedetect.group, the merge
  *   face_draw.cu      facedetect.draw */
 #pragma once
 

@@ -326,6 +326,18 @@ AutoTuner::all_settled () const
   return true;
 }
 
+bool
+AutoTuner::quiet () const
+{
+  std::lock_guard<std::mutex> g (lock_);
+  if (states_.empty () || !pending_.empty () || open_)
+    return false;
+  for (const auto & [k, st] : states_)
+    if (!st.settled)
+      return false;
+  return true;
+}
+
 std::vector<AutoResult>
 AutoTuner::results () const
 {

@@ -114,6 +114,10 @@ public:
   bool settled (const std::string & kernel, long width, long height) const;
   /* True when every key seen so far has settled. */
   bool all_settled () const;
+  /* True once some key was seen, every key seen has settled and no
+   * measurement is open or pending: launches then take their settled
+   * shapes with no timing, so they may be captured and replayed. */
+  bool quiet () const;
   /* Settled keys, in key order. */
   std::vector<AutoResult> results () const;
   /* The list being tried for a key (empty if never launched). */

@@ -739,6 +739,14 @@ LaunchPolicy::choose_auto (const KernelTraits & k, const KernelResources & res, 
   return "auto";
 }
 
+bool
+LaunchPolicy::replays_allowed () const
+{
+  if (!forced_kernel_.empty () || observer_)
+    return false;
+  return mode_ != BlockSizing::Auto || (auto_ && auto_->quiet ());
+}
+
 void
 LaunchPolicy::force_block (const std::string & kernel, BlockShape shape)
 {

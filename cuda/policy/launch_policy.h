@@ -241,9 +241,11 @@ public:
   AutoTuner *auto_tuner () const { return auto_.get (); }
   /* Whether a frame's launches may be replayed from a captured graph
    * (captured_graphs.h): the same choices every frame and nobody timing
-   * each launch; not under auto (its tuner), a forced shape
-   * (cudavision-tune's candidates) or an observer. */
-  bool replays_allowed () const { return mode_ != BlockSizing::Auto && forced_kernel_.empty () && !observer_; }
+   * each launch; not under a forced shape (cudavision-tune's candidates)
+   * or an observer, and under auto only once its tuner is quiet (every
+   * kernel it has seen settled, nothing being timed: a graph is captured
+   * on a key's second frame, when its kernels have all been seen). */
+  bool replays_allowed () const;
   const std::shared_ptr<const TuningTable> & table () const { return table_; }
 
 private:

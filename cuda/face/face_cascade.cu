@@ -20,6 +20,7 @@
  * Every per-window computation is haar_eval.h's, so the windows are
  * OpenCV's bit for bit; only the order of work changes. */
 #include "facedetect_kernels.h"
+#include "../common/coalesced_append.cuh"
 #include "../common/launch_util.cuh"
 
 #include <cooperative_groups.h>
@@ -38,23 +39,8 @@ using facedetect::BatchMap;
 using facedetect::LevelDesc;
 using facedetect::WindowEntry;
 
-/* Appends `v` to a list with one atomic per coalesced group of the
- * calling warp (the threads that call it together). */
 /* Threads per SM of a facedetect.stages round (launch_list). */
 constexpr unsigned kRoundThreadsPerSm = 1024;
-
-template <typename T>
-__device__ __forceinline__ void
-append (T *items, uint32_t *count, unsigned capacity, const T & v)
-{
-  const cg::coalesced_group g = cg::coalesced_threads ();
-  unsigned base = 0;
-  if (g.thread_rank () == 0)
-    base = atomicAdd (count, g.size ());
-  base = g.shfl (base, 0) + g.thread_rank ();
-  if (base < capacity)
-    items[base] = v;
-}
 
 /* A listed window: its level and its top-left integral offset. */
 struct Window {
@@ -105,7 +91,7 @@ front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMa
     return;
   if (haar::eval_stages<STUMPS> (c, ws, L.pitch, norm, 0, last) != 1)
     return;
-  append (out, out_count, out_capacity,
+  coalesced_append (out, out_count, out_capacity,
       make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), __float_as_uint (norm)));
 }
 
@@ -204,14 +190,14 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
       continue;
     if (!FINAL) {
       if (lane == 0)
-        append (out, out_count, out_capacity, e);
+        coalesced_append (out, out_count, out_capacity, e);
       continue;
     }
     const size_t row = L.offset + (size_t) (w.gy * L.step) * L.pitch;
     if (!group_evaluated_by_opencv<STUMPS, LANES> (g, c, sum + row, sq + row, L.pitch, w.gx, L.step))
       continue;
     if (lane == 0)
-      append (faces, out_count, out_capacity, frame_key (L, w));
+      coalesced_append (faces, out_count, out_capacity, frame_key (L, w));
   }
 }
 

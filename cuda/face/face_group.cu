@@ -25,6 +25,7 @@
  * The classes are the connected components of the similarity relation,
  * whatever the order of the unions: the same as the host's. */
 #include "facedetect_kernels.h"
+#include "../common/coalesced_append.cuh"
 #include "../common/launch_util.cuh"
 
 #include <cooperative_groups.h>
@@ -155,19 +156,6 @@ decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned
   }
 }
 
-/* Appends edge (i, j) with one atomic per coalesced group. */
-__device__ __forceinline__ void
-append_edge (unsigned i, unsigned j, uint2 *edges, uint32_t *edge_count, unsigned edge_capacity)
-{
-  const cg::coalesced_group g = cg::coalesced_threads ();
-  unsigned k = 0;
-  if (g.thread_rank () == 0)
-    k = atomicAdd (edge_count, g.size ());
-  k = g.shfl (k, 0) + g.thread_rank ();
-  if (k < edge_capacity)
-    edges[k] = make_uint2 (i, j);
-}
-
 /* facedetect.group: enough similar pairs (i, j), i < j, for the classes,
  * a warp per window i, its lanes taking the later windows 32 at a time.
  * Sorted by y, the windows that can be similar to i come right after it
@@ -215,7 +203,7 @@ pairs_kernel (const int4 *__restrict__ rects, const uint32_t *count, unsigned ca
         rk = Rect { r.x, r.y, r.z, r.w };
       }
       if (sim && (j == k || !similar (rk, b, eps)))
-        append_edge (i, j, edges, edge_count, edge_capacity);
+        coalesced_append (edges, edge_count, edge_capacity, make_uint2 (i, j));
       if (__ballot_sync (0xffffffffu, in) != 0xffffffffu)
         break;
     }

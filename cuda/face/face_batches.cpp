@@ -20,6 +20,7 @@ plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int f
       return;
     p.batches.push_back (cur);
     p.max_integral_elements = std::max (p.max_integral_elements, cur.integral_elements);
+    p.max_carry_elements = std::max (p.max_carry_elements, cur.carry_elements);
     p.max_batch_windows = std::max (p.max_batch_windows, cur.windows);
     cur = FaceBatch ();
     cur.first = (int) p.descs.size ();
@@ -49,6 +50,8 @@ plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int f
       close ();
     d.offset = cur.integral_elements;
     cur.integral_elements += elements;
+    d.carry_offset = cur.carry_elements;
+    cur.carry_elements = level_carries (d).end;
     cur.windows += windows;
     cur.count++;
     p.descs.push_back (d);

@@ -40,7 +40,37 @@ struct LevelDesc {
   int win_width = 0, win_height = 0;  /* the window in frame pixels */
   int index = 0;          /* the level's number in the frame's pyramid */
   int key_x_shift = 32, key_y_shift = 48;  /* the frame's FaceKey layout (the same in every level) */
+  size_t carry_offset = 0; /* first of the level's integral carries (LevelCarries) in the batch's buffer */
 };
+
+/* The integrals are built in tiles of the integral, (height + 1) x
+ * (width + 1) entries (face_integral.cu): a warp's 32 lanes take 4
+ * columns each, and every tile row is one aligned 512-byte run. */
+constexpr int kIntegralTileWidth = 128;
+constexpr int kIntegralTileHeight = 32;
+CV_FB_HD int tile_columns (int entries) { return (entries + kIntegralTileWidth - 1) / kIntegralTileWidth; }
+CV_FB_HD int tile_rows (int entries) { return (entries + kIntegralTileHeight - 1) / kIntegralTileHeight; }
+
+/* Where a level's carries between tiles start (elements of two words: the
+ * pixels' and the squares' sums), over its integral's (height + 1) rows
+ * and (width + 1) columns: per row and tile column, the row's sums left
+ * of the tile (rows: [tile column][row]); per column and tile row, the
+ * column's sums above the tile (cols: [tile row][column]); per tile, the
+ * sums of every row of its tile row left of it (blocks: [tile column]
+ * [tile row]). */
+struct LevelCarries {
+  size_t rows, cols, blocks, end;
+};
+CV_FB_HD LevelCarries level_carries (const LevelDesc & d)
+{
+  const size_t across = (size_t) tile_columns (d.width + 1), down = (size_t) tile_rows (d.height + 1);
+  LevelCarries c;
+  c.rows = d.carry_offset;
+  c.cols = c.rows + across * (size_t) (d.height + 1);
+  c.blocks = c.cols + down * (size_t) (d.width + 1);
+  c.end = c.blocks + across * down;
+  return c;
+}
 
 /* An accepted window, as the device lists it: its frame position and
  * level in the high bits (so that keys sort as the host sorts FaceRects:
@@ -122,7 +152,8 @@ struct BatchMap {
 /* Levels [first, first + count) of the frame, searched together. */
 struct FaceBatch {
   int first = 0, count = 0;
-  size_t integral_elements = 0;  /* per buffer (sums, squares) */
+  size_t integral_elements = 0;  /* per buffer (sums, squares); also the level images' bytes */
+  size_t carry_elements = 0;     /* the levels' carries (LevelCarries), two words each */
   long windows = 0;              /* windows of its levels */
 };
 
@@ -132,19 +163,22 @@ struct FacePlan {
   std::vector<LevelDesc> descs;  /* same order; offsets relative to the level's batch */
   std::vector<FaceBatch> batches;
   size_t max_integral_elements = 0;  /* the largest batch's */
+  size_t max_carry_elements = 0;     /* likewise */
   long max_batch_windows = 0;
   FaceKeyLayout key;                 /* the frame's FaceKey layout (also in every desc) */
 };
 
-/* Integral rows are padded to this many elements (128 bytes). */
+/* Integral rows are padded to this many elements (128 bytes; a multiple
+ * of the 4 columns a lane of the integral kernels takes). */
 constexpr int kIntegralAlign = 32;
 /* Default memory cap of one batch's two integral buffers. */
 constexpr size_t kBatchIntegralBytes = size_t (192) << 20;
 
 /* Lays `levels` (plan_face_levels of a frame_width x frame_height frame)
  * out in batches of at most `cap_bytes` of integrals (a level larger than
- * that is a batch alone) and kMaxBatchLevels levels, whose windows an int
- * can count. */
+ * that is a batch alone; the level images and the carries between tiles
+ * add about a fifth: one byte and a sixteenth of two words a pixel) and
+ * kMaxBatchLevels levels, whose windows an int can count. */
 FacePlan plan_face_batches (const std::vector<FaceLevel> & levels, int frame_width, int frame_height,
     size_t cap_bytes = kBatchIntegralBytes);
 

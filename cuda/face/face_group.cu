@@ -25,6 +25,7 @@
  * The classes are the connected components of the similarity relation,
  * whatever the order of the unions: the same as the host's. */
 #include "facedetect_kernels.h"
+#include "face_grouping_math.h"
 #include "../common/coalesced_append.cuh"
 #include "../common/launch_util.cuh"
 
@@ -41,26 +42,26 @@ namespace {
 using facedetect::FaceKey;
 using facedetect::LevelDesc;
 
-struct Rect {
-  int x, y, w, h;
-};
+using grouping::similar;
 
-__device__ __forceinline__ Rect
+__device__ __forceinline__ FaceRect
+to_rect (const int4 & v)
+{
+  FaceRect r;
+  r.x = v.x;
+  r.y = v.y;
+  r.width = v.z;
+  r.height = v.w;
+  return r;
+}
+
+__device__ __forceinline__ FaceRect
 rect_of (FaceKey k, const LevelDesc *levels)
 {
   /* the key's layout: the same in every level's description */
   const int xs = levels[0].key_x_shift, ys = levels[0].key_y_shift;
   const LevelDesc & L = levels[facedetect::key_level (k, xs)];
-  return { facedetect::key_x (k, xs, ys), facedetect::key_y (k, ys), L.win_width, L.win_height };
-}
-
-/* face_grouping.cpp's similar (), in the same double arithmetic. */
-__device__ __forceinline__ bool
-similar (const Rect & a, const Rect & b, double eps)
-{
-  const double delta = eps * (double) (min (a.w, b.w) + min (a.h, b.h)) * 0.5;
-  return abs (a.x - b.x) <= delta && abs (a.y - b.y) <= delta && abs (a.x + a.w - b.x - b.w) <= delta &&
-      abs (a.y + a.h - b.y - b.h) <= delta;
+  return to_rect (make_int4 (facedetect::key_x (k, xs, ys), facedetect::key_y (k, ys), L.win_width, L.win_height));
 }
 
 /* A union-find over `parent` (shared or global memory) that links the
@@ -151,8 +152,8 @@ decode_kernel (const FaceKey *__restrict__ keys, const uint32_t *count, unsigned
 {
   const unsigned n = min (*count, capacity);
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const Rect r = rect_of (keys[i], levels);
-    rects[i] = make_int4 (r.x, r.y, r.w, r.h);
+    const FaceRect r = rect_of (keys[i], levels);
+    rects[i] = make_int4 (r.x, r.y, r.width, r.height);
   }
 }
 
@@ -180,27 +181,24 @@ pairs_kernel (const int4 *__restrict__ rects, const uint32_t *count, unsigned ca
   const unsigned warps = gridDim.x * (blockDim.x * blockDim.y / 32);
   for (unsigned i = blockIdx.x * (blockDim.x * blockDim.y / 32) + (threadIdx.y * blockDim.x + threadIdx.x) / 32; i < n;
        i += warps) {
-    const int4 ri = rects[i];
-    const Rect a { ri.x, ri.y, ri.z, ri.w };
-    /* delta <= eps * (a.w + a.h) / 2 for every partner */
-    const int reach = (int) floor (eps * ((double) a.w + a.h) * 0.5);
+    const FaceRect a = to_rect (rects[i]);
+    /* delta <= eps * (a.width + a.height) / 2 for every partner */
+    const int reach = (int) floor (eps * ((double) a.width + a.height) * 0.5);
     unsigned k = 0; /* the first similar window, once found */
-    Rect rk {};
+    FaceRect rk;
     for (unsigned base = i + 1; base < n; base += 32) {
       const unsigned j = base + lane;
-      Rect b {};
+      FaceRect b;
       bool in = j < n;
       if (in) {
-        const int4 rj = rects[j];
-        b = Rect { rj.x, rj.y, rj.z, rj.w };
+        b = to_rect (rects[j]);
         in = b.y - a.y <= reach;
       }
       const bool sim = in && abs (b.x - a.x) <= reach && similar (a, b, eps);
       const unsigned similar_lanes = __ballot_sync (0xffffffffu, sim);
       if (k == 0 && similar_lanes) {
         k = base + (unsigned) __ffs ((int) similar_lanes) - 1;
-        const int4 r = rects[k];
-        rk = Rect { r.x, r.y, r.z, r.w };
+        rk = to_rect (rects[k]);
       }
       if (sim && (j == k || !similar (rk, b, eps)))
         coalesced_append (edges, edge_count, edge_capacity, make_uint2 (i, j));
@@ -270,9 +268,8 @@ roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *pare
 
 /* The grouping's last step, face_grouping.cpp's merge_classes, on the
  * device: one block, after the classes (each key's root in its low bits).
- * Each class's integer sums by atomics (exact in any order), its mean in
- * the same float operations as the host's (sum * (1.f / n), each rounded
- * once, half to even), the classes with more than min_neighbors members
+ * Each class's integer sums by atomics (exact in any order), its mean,
+ * margins and containment test face_grouping_math.h's (the host's), the classes with more than min_neighbors members
  * kept in class order (a block scan), the containment test of each kept
  * class against every other, and the survivors, in the same order, into
  * `out` (mapped host memory) with their count in *out_count. The host then
@@ -280,16 +277,6 @@ roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *pare
  * LFW mosaic (5511 raw windows at 1080p) its labels and merge took about
  * 100 us of the frame on the GPU machine's host (H100, 2026-11-27). */
 constexpr int kMergeThreads = 1024;
-
-__device__ __forceinline__ int
-saturate_round (float v)
-{
-  if (!(v > (float) INT_MIN))
-    return INT_MIN;
-  if (!(v < (float) INT_MAX))
-    return INT_MAX;
-  return __float2int_rn (v);
-}
 
 __global__ void __launch_bounds__ (kMergeThreads)
 merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, const uint32_t *count,
@@ -325,14 +312,10 @@ merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, 
     int pos, total;
     Scan (scan).ExclusiveSum (keep, pos, total);
     if (keep) {
-      const int4 sm = sums[c];
-      const float s = __fdiv_rn (1.f, (float) m);
-      const int4 mean = make_int4 (saturate_round (__fmul_rn (__int2float_rn (sm.x), s)),
-          saturate_round (__fmul_rn (__int2float_rn (sm.y), s)), saturate_round (__fmul_rn (__int2float_rn (sm.z), s)),
-          saturate_round (__fmul_rn (__int2float_rn (sm.w), s)));
-      kept[nkept + pos] = mean;
-      kept_info[nkept + pos] = make_int4 (m, __double2int_rn (__dmul_rn ((double) mean.z, eps)),
-          __double2int_rn (__dmul_rn ((double) mean.w, eps)), 0);
+      const FaceRect mean = grouping::class_mean (to_rect (sums[c]), m);
+      kept[nkept + pos] = make_int4 (mean.x, mean.y, mean.width, mean.height);
+      kept_info[nkept + pos] = make_int4 (m, grouping::containment_margin (mean.width, eps),
+          grouping::containment_margin (mean.height, eps), 0);
     }
     nkept += total;
     __syncthreads (); /* the scan's storage, reused */
@@ -352,10 +335,8 @@ merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, 
       for (int k2 = 0; k2 < nkept && !inside; k2++) {
         if (k2 == k1)
           continue;
-        const int4 r2 = kept[k2], i2 = kept_info[k2];
-        const int n2 = i2.x, dx = i2.y, dy = i2.z;
-        inside = r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.z <= r2.x + r2.z + dx &&
-            r1.y + r1.w <= r2.y + r2.w + dy && (n2 > max (3, n1) || n1 < 3);
+        const int4 i2 = kept_info[k2];
+        inside = grouping::inside_stronger (to_rect (r1), n1, to_rect (kept[k2]), i2.x, i2.y, i2.z);
       }
       keep = inside ? 0 : 1;
     }

@@ -1,9 +1,7 @@
-/* cudavision — groupRectangles semantics (see face_grouping.h).
- *
- * Rounding follows OpenCV: the cluster mean is sum * (1.f / n) in float,
- * rounded half to even (saturate_cast<int>(float)); the containment margin
- * is cvRound(width * eps) in double. */
+/* cudavision — groupRectangles semantics (see face_grouping.h); the
+ * arithmetic is face_grouping_math.h's, shared with the device. */
 #include "face_grouping.h"
+#include "face_grouping_math.h"
 
 #include <algorithm>
 #include <climits>
@@ -13,24 +11,6 @@
 namespace cudavision {
 
 namespace {
-
-bool
-similar (const FaceRect & a, const FaceRect & b, double eps)
-{
-  const double delta = eps * (std::min (a.width, b.width) + std::min (a.height, b.height)) * 0.5;
-  return std::abs (a.x - b.x) <= delta && std::abs (a.y - b.y) <= delta &&
-      std::abs (a.x + a.width - b.x - b.width) <= delta && std::abs (a.y + a.height - b.y - b.height) <= delta;
-}
-
-int
-saturate_round (float v)
-{
-  if (!(v > (float) INT_MIN))
-    return INT_MIN;
-  if (!(v < (float) INT_MAX))
-    return INT_MAX;
-  return (int) std::lrintf (v);
-}
 
 int
 find_root (std::vector<int> & parent, int i)
@@ -77,7 +57,7 @@ partition_rectangles (const std::vector<FaceRect> & rects, std::vector<int> & la
     const int reach = (int) std::floor (eps * ((double) ra.width + ra.height) * 0.5);
     for (int m = k + 1; m < n && by_x[m].x - a.x <= reach; m++) {
       const Item & b = by_x[m];
-      if (std::abs (b.y - a.y) > reach || !similar (ra, rects[b.index], eps))
+      if (std::abs (b.y - a.y) > reach || !grouping::similar (ra, rects[b.index], eps))
         continue;
       const int ia = find_root (parent, a.index), ib = find_root (parent, b.index);
       if (ia != ib)
@@ -123,11 +103,8 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
     count[label[i]]++;
   }
   std::vector<FaceRect> mean (nclasses);
-  for (int c = 0; c < nclasses; c++) {
-    const float s = 1.f / count[c];
-    mean[c] = { saturate_round (sum[c].x * s), saturate_round (sum[c].y * s), saturate_round (sum[c].width * s),
-      saturate_round (sum[c].height * s) };
-  }
+  for (int c = 0; c < nclasses; c++)
+    mean[c] = grouping::class_mean (sum[c], count[c]);
 
   /* Only the classes with more than min_neighbors members are kept or
    * can hide another: the pair test runs over those alone (a crowd of
@@ -141,7 +118,8 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
   std::vector<Kept> kept;
   for (int c = 0; c < nclasses; c++)
     if (count[c] > min_neighbors)
-      kept.push_back ({ c, (int) std::lrint (mean[c].width * eps), (int) std::lrint (mean[c].height * eps) });
+      kept.push_back ({ c, grouping::containment_margin (mean[c].width, eps),
+          grouping::containment_margin (mean[c].height, eps) });
   rects.clear ();
   for (const Kept & k1 : kept) {
     const FaceRect & r1 = mean[k1.cls];
@@ -152,10 +130,7 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
       const Kept & k2 = kept[j];
       if (k2.cls == k1.cls)
         continue;
-      const int n2 = count[k2.cls];
-      const FaceRect & r2 = mean[k2.cls];
-      inside = r1.x >= r2.x - k2.dx && r1.y >= r2.y - k2.dy && r1.x + r1.width <= r2.x + r2.width + k2.dx &&
-          r1.y + r1.height <= r2.y + r2.height + k2.dy && (n2 > std::max (3, n1) || n1 < 3);
+      inside = grouping::inside_stronger (r1, n1, mean[k2.cls], count[k2.cls], k2.dx, k2.dy);
     }
     if (!inside)
       rects.push_back (r1);

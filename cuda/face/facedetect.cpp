@@ -98,6 +98,10 @@ FaceDetector::prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, 
   CudaStatus s = sum_.ensure (bytes);
   if (s.ok ())
     s = sq_.ensure (bytes);
+  if (s.ok ())
+    s = image_.ensure (plan_.max_integral_elements);
+  if (s.ok ())
+    s = carries_.ensure (std::max<size_t> (plan_.max_carry_elements, 1) * sizeof (uint2));
   if (!s.ok ())
     return s;
   const unsigned windows = (unsigned) std::min<long> (plan_.max_batch_windows, 0x7fffffff);
@@ -195,7 +199,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   for (size_t bi = 0; bi < plan_.batches.size (); bi++) {
     const FaceBatch & batch = plan_.batches[bi];
     const BatchView b { &plan_, &batch, levels_.as<LevelDesc> () + batch.first, sum_.as<uint32_t> (),
-      sq_.as<uint32_t> () };
+      sq_.as<uint32_t> (), image_.as<uint8_t> (), carries_.as<uint2> () };
     const HookContext hc { &hook, (int) bi, gray.width, gray.height };
     /* list k of this batch: written by the first kernel (k = 0) or round k */
     auto list = [&] (size_t k) {
@@ -462,8 +466,8 @@ FaceDetector::draw (Image8 frame, const std::vector<FaceRect> & boxes, const Lau
 void
 FaceDetector::release ()
 {
-  for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &lists_[0], &lists_[1],
-           &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_ })
+  for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &image_, &carries_,
+           &lists_[0], &lists_[1], &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_ })
     b->reset ();
   host_state_.reset ();
   host_state_device_ = nullptr;

@@ -4,11 +4,13 @@
  * FaceDetector::detect runs cv::CascadeClassifier::detectMultiScale's
  * algorithm on a device GRAY8 image. The pyramid's levels are searched in
  * batches (face_batches.h: every level at once unless the frame is huge),
- * each batch with five launches whatever its number of levels:
- *   facedetect.rows     resize (INTER_LINEAR_EXACT, fused) + row prefix sums
- *                       of the pixels and their squares, every level;
- *   facedetect.cols     column prefix sums: the integral and squared
- *                       integral images (uint32, wrapping like OpenCV's);
+ * each batch with six launches whatever its number of levels:
+ *   facedetect.tiles    resize (INTER_LINEAR_EXACT, fused) of every level
+ *                       in 32x32 tiles, each tile's row and column sums of
+ *                       the pixels and their squares;
+ *   facedetect.carries  the sums between tiles (scans over a level's tiles);
+ *   facedetect.integral the integral and squared integral images, tile by
+ *                       tile (uint32, wrapping like OpenCV's);
  *   facedetect.cascade  one thread per window of every level: variance
  *                       normalization and the first stages; survivors are
  *                       compacted into a list;
@@ -48,8 +50,9 @@
 namespace cudavision {
 
 /* The kernels' traits, for the tuner and the benchmarks. */
-const KernelTraits & facedetect_rows_traits ();
-const KernelTraits & facedetect_cols_traits ();
+const KernelTraits & facedetect_tiles_traits ();
+const KernelTraits & facedetect_carries_traits ();
+const KernelTraits & facedetect_integral_traits ();
 const KernelTraits & facedetect_cascade_traits ();
 const KernelTraits & facedetect_stages_traits ();
 const KernelTraits & facedetect_deep_traits ();
@@ -182,6 +185,7 @@ private:
 
   /* per-frame scratch, grown on demand */
   DeviceBuffer sum_, sq_;      /* the current batch's integrals */
+  DeviceBuffer image_, carries_; /* their scratch: level images, carries between tiles */
   /* The window lists, WindowEntry each: the first kernel writes list 0,
    * each round reads one and writes the other. */
   DeviceBuffer lists_[2];

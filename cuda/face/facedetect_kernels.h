@@ -5,7 +5,8 @@
  * from the host: the window lists' kernels run a grid sized to fill the
  * GPU and read their list's length on the device.
  *
- *   face_integral.cu  facedetect.rows, facedetect.cols (a batch's integrals)
+ *   face_integral.cu  facedetect.tiles, facedetect.carries, facedetect.integral
+ *                     (a batch's integrals)
  *   face_cascade.cu   facedetect.cascade, facedetect.stages, facedetect.deep
  *   face_group.cu     the raw list sorted, facedetect.group, the merge
  *   face_draw.cu      facedetect.draw */
@@ -31,13 +32,17 @@ struct HookContext {
   long frame_width = 0, frame_height = 0;
 };
 
-/* A batch's device view: its levels' descriptions (device array) and the
- * two integral buffers they index. */
+/* A batch's device view: its levels' descriptions (device array), the
+ * two integral buffers they index, and the integrals' scratch: the level
+ * images (a byte per integral element, at the same offsets) and the
+ * carries between tiles (LevelCarries). */
 struct BatchView {
   const FacePlan *plan = nullptr;
   const FaceBatch *batch = nullptr;
   const LevelDesc *levels = nullptr;  /* device: plan->descs[batch->first ...] */
   uint32_t *sum = nullptr, *sq = nullptr;
+  uint8_t *image = nullptr;
+  uint2 *carries = nullptr;
 };
 
 /* A window waiting for more stages: its index among the batch's windows
@@ -61,7 +66,9 @@ struct RectList {
 
 /* The integral images of every level of the batch: row 0 and column 0
  * zero, then the prefix sums (pixel and square) of `src` resized to the
- * level (INTER_LINEAR_EXACT, fused). Rows first, then columns. */
+ * level (INTER_LINEAR_EXACT, fused). In 32x32 tiles: the level images and
+ * each tile's row and column sums, the carries between tiles, then the
+ * integrals (face_integral.cu). */
 CudaStatus launch_integrals (ConstImage8 src, const BatchView & b, const LaunchPolicy & policy, cudaStream_t stream,
     const HookContext & hc);
 

@@ -9,13 +9,13 @@
  *  - resize: the cascade's cv::resize (INTER_LINEAR_EXACT) is fixed point
  *    with 8-bit coefficients computed in double;
  *  - every float and double operation rounded on its own as x86-64 SSE code
- *    does: on the device, the _rn intrinsics stop nvcc from fusing a
- *    multiply and an add into one FMA;
+ *    does (exact_ops.h);
  *  - integral images of uint32 that wrap like OpenCV's CV_32S ones; window
  *    sums are differences, exact modulo 2^32.
  * Plain C++ apart from the CUDA intrinsics; no GStreamer, no OpenCV. */
 #pragma once
 
+#include "../common/exact_ops.h"
 #include "haar_cascade.h"
 
 #include <algorithm>
@@ -34,7 +34,18 @@
 namespace cudavision {
 namespace haar {
 
-/* ---- IEEE operations, one rounding each ---- */
+/* ---- IEEE operations, one rounding each (exact_ops.h) ---- */
+
+using exact::dadd;
+using exact::ddiv;
+using exact::dmul;
+using exact::dsqrt;
+using exact::dsub;
+using exact::fadd;
+using exact::fmul;
+using exact::fsub;
+using exact::round_d;
+using exact::round_f;
 
 /* The device takes the first expression, the host the second. */
 #ifdef __CUDA_ARCH__
@@ -44,18 +55,6 @@ namespace haar {
 #define CV_FD_PICK(device, host) host
 #define CV_FD_UNROLL4
 #endif
-
-CV_FD_HD float fmul (float a, float b) { return CV_FD_PICK (__fmul_rn (a, b), a * b); }
-CV_FD_HD float fadd (float a, float b) { return CV_FD_PICK (__fadd_rn (a, b), a + b); }
-CV_FD_HD float fsub (float a, float b) { return CV_FD_PICK (__fsub_rn (a, b), a - b); }
-CV_FD_HD double dmul (double a, double b) { return CV_FD_PICK (__dmul_rn (a, b), a * b); }
-CV_FD_HD double dadd (double a, double b) { return CV_FD_PICK (__dadd_rn (a, b), a + b); }
-CV_FD_HD double dsub (double a, double b) { return CV_FD_PICK (__dsub_rn (a, b), a - b); }
-CV_FD_HD double ddiv (double a, double b) { return CV_FD_PICK (__ddiv_rn (a, b), a / b); }
-CV_FD_HD double dsqrt (double a) { return CV_FD_PICK (__dsqrt_rn (a), std::sqrt (a)); }
-/* cvRound: round half to even. */
-CV_FD_HD int round_d (double v) { return CV_FD_PICK (__double2int_rn (v), (int) std::lrint (v)); }
-CV_FD_HD int round_f (float v) { return CV_FD_PICK (__float2int_rn (v), (int) std::lrintf (v)); }
 
 /* ---- cv::resize (INTER_LINEAR_EXACT, CV_8UC1) ---- */
 

@@ -15,6 +15,7 @@
 
 #include "../../cuda/face/face_grouping.h"
 #include "../../cuda/face/facedetect.h"
+#include "../../cuda/face/facedetect_kernels.h"
 #include "../../cuda/policy/tuning_table.h"
 #include "gstcvmemory.h"
 
@@ -148,7 +149,82 @@ TEST_F (FaceGpu, EveryBlockSizingModeGivesTheSameDetections)
   }
 }
 
-/* The hook sees the five kernels of each batch and the frame's grouping,
+/* The integral images of every level, as the tiles, carries and integral
+ * kernels build them, against the resized level (cv::resize,
+ * INTER_LINEAR_EXACT, as the cascade resizes) summed on the host in
+ * uint32: every entry of every level, row 0 and column 0 included, on a
+ * photograph and on noise of odd sizes (partial tiles on both edges), in
+ * one batch and in many (a 1 MB cap), and on frames smaller than a tile. */
+TEST_F (FaceGpu, IntegralsAreExactInEveryBatch)
+{
+  using namespace cudavision::facedetect;
+  const cv::Mat photo = to_gray (load_rgb (data_path ("grace_hopper.jpg")));
+  const cv::Mat inputs[] = { photo, random_mat (1283, 719, CV_8U, 11), random_mat (31, 25, CV_8U, 12),
+    random_mat (24, 24, CV_8U, 13) };
+  for (const cv::Mat & gray : inputs) {
+    cudavision::DeviceBuffer frame;
+    const cudavision::ConstImage8 img = upload (gray, frame);
+    const auto levels = cudavision::plan_face_levels (gray.cols, gray.rows, 24, 24, {});
+    ASSERT_FALSE (levels.empty ());
+    for (size_t cap : { kBatchIntegralBytes, size_t (1) << 20 }) {
+      const FacePlan plan = plan_face_batches (levels, gray.cols, gray.rows, cap);
+      cudavision::DeviceBuffer descs, sum, sq, image, carries;
+      ASSERT_TRUE (descs.allocate (plan.descs.size () * sizeof (LevelDesc)).ok ());
+      ASSERT_EQ (cudaMemcpy (descs.get (), plan.descs.data (), plan.descs.size () * sizeof (LevelDesc),
+                     cudaMemcpyHostToDevice),
+          cudaSuccess);
+      const size_t elements = plan.max_integral_elements;
+      ASSERT_TRUE (sum.allocate (elements * sizeof (uint32_t)).ok ());
+      ASSERT_TRUE (sq.allocate (elements * sizeof (uint32_t)).ok ());
+      ASSERT_TRUE (image.allocate (elements).ok ());
+      ASSERT_TRUE (carries.allocate (std::max<size_t> (plan.max_carry_elements, 1) * sizeof (uint2)).ok ());
+      std::vector<uint32_t> s (elements), q (elements);
+      for (size_t bi = 0; bi < plan.batches.size (); bi++) {
+        const FaceBatch & batch = plan.batches[bi];
+        /* stale values from another batch must not survive */
+        ASSERT_EQ (cudaMemset (sum.get (), 0xa5, elements * sizeof (uint32_t)), cudaSuccess);
+        ASSERT_EQ (cudaMemset (sq.get (), 0x5a, elements * sizeof (uint32_t)), cudaSuccess);
+        const BatchView b { &plan, &batch, descs.as<LevelDesc> () + batch.first, sum.as<uint32_t> (),
+          sq.as<uint32_t> (), image.as<uint8_t> (), carries.as<uint2> () };
+        const cudavision::CudaStatus st = launch_integrals (img, b, policy (), stream.get (),
+            { nullptr, (int) bi, gray.cols, gray.rows });
+        ASSERT_TRUE (st.ok ()) << st.message ();
+        ASSERT_EQ (cudaStreamSynchronize (stream.get ()), cudaSuccess);
+        ASSERT_EQ (cudaMemcpy (s.data (), sum.get (), batch.integral_elements * sizeof (uint32_t),
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+        ASSERT_EQ (cudaMemcpy (q.data (), sq.get (), batch.integral_elements * sizeof (uint32_t),
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+        for (int li = batch.first; li < batch.first + batch.count; li++) {
+          const LevelDesc & d = plan.descs[li];
+          cv::Mat level;
+          cv::resize (gray, level, cv::Size (d.width, d.height), 0, 0, cv::INTER_LINEAR_EXACT);
+          std::vector<uint32_t> rs (d.width + 1, 0), rq (d.width + 1, 0);
+          long bad = 0;
+          for (int y = 0; y <= d.height; y++) {
+            uint32_t row_s = 0, row_q = 0;
+            for (int x = 0; x <= d.width; x++) {
+              if (y > 0 && x > 0) {
+                const uint32_t v = level.at<uint8_t> (y - 1, x - 1);
+                row_s += v;
+                row_q += v * v;
+                rs[x] += row_s;
+                rq[x] += row_q;
+              }
+              const size_t o = d.offset + (size_t) y * d.pitch + x;
+              bad += s[o] != rs[x] || q[o] != rq[x];
+            }
+          }
+          EXPECT_EQ (bad, 0) << gray.cols << "x" << gray.rows << " cap " << cap << " level " << li << " ("
+                             << d.width << "x" << d.height << ")";
+        }
+      }
+    }
+  }
+}
+
+/* The hook sees the six kernels of each batch and the frame's grouping,
  * each asked with the frame's size; a table entry for the frame's size is used; a small batch
  * cap splits the pyramid into more batches with the same windows. */
 TEST_F (FaceGpu, EveryKernelOfEveryBatchAsksThePolicy)
@@ -175,29 +251,26 @@ TEST_F (FaceGpu, EveryKernelOfEveryBatchAsksThePolicy)
   table->put ({ dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, "facedetect.cascade", gray.cols, gray.rows },
       { { 128, 1 }, 1.0, dev.driver_version });
   const cudavision::LaunchPolicy pol (dev, cudavision::BlockSizing::EmpiricalTable, {}, table);
-  /* a schedule of one round: five launches per batch */
+  /* a schedule of one round: six launches per batch */
   FaceDetector & d = detector (kDefaultCascade);
   d.set_schedule ({ { 2, 5 }, 32, 1 });
   const FaceDetector::Result r = detect (gray, kDefaultCascade, {}, pol, hook);
   ASSERT_EQ (r.levels.size (), levels.size ());
   ASSERT_EQ (r.batches, 1) << "a 512x600 pyramid fits one batch";
 
-  const char *kernels[] = { "facedetect.rows", "facedetect.cols", "facedetect.cascade", "facedetect.stages",
-    "facedetect.deep", "facedetect.group" };
-  ASSERT_EQ (log.size (), 6u * 2u);
+  const char *kernels[] = { "facedetect.tiles", "facedetect.carries", "facedetect.integral", "facedetect.cascade",
+    "facedetect.stages", "facedetect.deep", "facedetect.group" };
+  ASSERT_EQ (log.size (), 7u * 2u);
   for (size_t j = 0; j < log.size (); j++) {
     const Launch & k = log[j];
     EXPECT_EQ (k.kernel, kernels[j / 2]);
-    EXPECT_EQ (k.batch, j < 10 ? 0 : -1) << "the grouping runs once per frame";
+    EXPECT_EQ (k.batch, j < 12 ? 0 : -1) << "the grouping runs once per frame";
     EXPECT_EQ (k.end, j % 2 == 1);
     EXPECT_EQ (k.w, gray.cols);
     EXPECT_EQ (k.h, gray.rows);
     if (k.kernel == "facedetect.cascade") {
       EXPECT_EQ (k.shape, "32x4") << "128 threads, one warp of windows wide";
       EXPECT_EQ (k.source, std::string ("table"));
-    } else if (k.kernel == "facedetect.cols") {
-      EXPECT_EQ (k.shape, "32x32");
-      EXPECT_EQ (k.source, std::string ("fixed"));
     } else {
       EXPECT_EQ (k.source, std::string ("table-miss:model")) << k.kernel;
     }
@@ -213,7 +286,7 @@ TEST_F (FaceGpu, EveryKernelOfEveryBatchAsksThePolicy)
   d.set_batch_cap (cudavision::facedetect::kBatchIntegralBytes);
   d.set_schedule ({});
   EXPECT_GT (split.batches, 3);
-  EXPECT_EQ (log.size (), (size_t) split.batches * 5u * 2u + 2u);
+  EXPECT_EQ (log.size (), (size_t) split.batches * 6u * 2u + 2u);
   EXPECT_EQ (split.raw, plain.raw);
   EXPECT_EQ (split.faces, plain.faces);
 }

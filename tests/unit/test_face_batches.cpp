@@ -29,12 +29,24 @@ expect_valid (const FacePlan & p, size_t cap_bytes, const std::string & what)
     EXPECT_EQ (b.first, next) << what << ": batches are consecutive runs of levels";
     ASSERT_GT (b.count, 0) << what;
     EXPECT_LE (b.count, kMaxBatchLevels) << what;
-    size_t end = 0;
+    size_t end = 0, carries_end = 0;
     long windows = 0;
     for (int i = b.first; i < b.first + b.count; i++) {
       const LevelDesc & d = p.descs[i];
       const FaceLevel & l = p.levels[i];
       EXPECT_EQ (d.offset, end) << what << " level " << i << ": packed, no overlap";
+      /* the carries between tiles: every row of the integral per tile
+       * column, every column per tile row, one block per tile, packed */
+      const LevelCarries c = level_carries (d);
+      EXPECT_EQ (c.rows, carries_end) << what << " level " << i;
+      const size_t across = (size_t) (l.width + 1 + kIntegralTileWidth - 1) / kIntegralTileWidth;
+      const size_t down = (size_t) (l.height + 1 + kIntegralTileHeight - 1) / kIntegralTileHeight;
+      EXPECT_EQ (c.cols - c.rows, across * (l.height + 1)) << what;
+      EXPECT_EQ (c.blocks - c.cols, down * (l.width + 1)) << what;
+      EXPECT_EQ (c.end - c.blocks, across * down) << what;
+      carries_end = c.end;
+      /* a lane's 4 columns are inside the pitch or past it, never across */
+      EXPECT_EQ (d.pitch % 4, 0) << what;
       EXPECT_GE (d.pitch, l.width + 1) << what;
       EXPECT_EQ (d.pitch % kIntegralAlign, 0) << what;
       EXPECT_EQ (d.width, l.width);
@@ -44,6 +56,8 @@ expect_valid (const FacePlan & p, size_t cap_bytes, const std::string & what)
       windows += (long) l.grid_x * l.grid_y;
     }
     EXPECT_EQ (b.integral_elements, end) << what;
+    EXPECT_EQ (b.carry_elements, carries_end) << what;
+    EXPECT_LE (carries_end, p.max_carry_elements) << what;
     EXPECT_EQ (b.windows, windows) << what;
     EXPECT_LE (b.windows, (long) INT32_MAX) << what;
     if (b.count > 1) {

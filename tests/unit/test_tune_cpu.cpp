@@ -606,7 +606,8 @@ declared_kernels ()
   }
   k.insert (k.end (), { &flow_input_traits (), &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
                           &flow_draw_traits () });
-  k.insert (k.end (), { &facedetect_rows_traits (), &facedetect_cols_traits (), &facedetect_cascade_traits (),
+  k.insert (k.end (), { &facedetect_tiles_traits (), &facedetect_carries_traits (), &facedetect_integral_traits (),
+                          &facedetect_cascade_traits (),
                           &facedetect_stages_traits (), &facedetect_deep_traits (), &facedetect_group_traits (),
                           &facedetect_draw_traits () });
   return k;
@@ -647,7 +648,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.weak", "canny.histogram", "canny.median" })
     EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
-  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 7u);
+  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 8u);
 
   /* The fixed shapes (shared-memory tiles, one warp, the direct blur's
    * shuffle segments) are listed and skipped; every other kernel is
@@ -657,7 +658,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     if (t->traits->fixed_block)
       fixed.insert (name);
   EXPECT_EQ (fixed, (std::set<std::string> { "blur.direct.c1.r2", "canny.median", "canny.tile", "canny.weak",
-                        "facedetect.cols", "harris.response", "otsu.histogram" }));
+                        "harris.response", "otsu.histogram" }));
 }
 
 TEST (TuneLevels, FlowPyramid)
@@ -693,8 +694,8 @@ TEST (TuneLevels, FlowPyramid)
  * why and are skipped. */
 TEST (TuneLevels, FaceKernelsAreMeasuredPerFrame)
 {
-  for (const char *n : { "facedetect.rows", "facedetect.cols", "facedetect.cascade", "facedetect.stages",
-           "facedetect.deep", "facedetect.group" }) {
+  for (const char *n : { "facedetect.tiles", "facedetect.carries", "facedetect.integral", "facedetect.cascade",
+           "facedetect.stages", "facedetect.deep", "facedetect.group" }) {
     const Tunable *t = registered (n);
     ASSERT_TRUE (t && t->unavailable) << n;
     EXPECT_FALSE (t->expand_sizes) << n << " runs once per frame (batch)";

@@ -64,8 +64,8 @@ const Regs kRegs[] = {
   { "blur.fused.c4.r5", 40 }, { "blur.rows.c4.r5", 40 }, { "blur.cols.c4.r5", 48 },
   /* cuda/face/: face_integral.cu, face_cascade.cu (the stump instances of
    * the default cascade; deep with 32 lanes), face_group.cu */
-  { "facedetect.rows", 32 }, { "facedetect.cols", 32 }, { "facedetect.cascade", 32 },
-  { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 32 },
+  { "facedetect.tiles", 48 }, { "facedetect.carries", 46 }, { "facedetect.integral", 32 },
+  { "facedetect.cascade", 32 }, { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 32 },
 };
 
 /* The kernel's traits from its launcher (host functions of the CUDA
@@ -92,16 +92,14 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
   else if (name == "harris.normalize")
     *traits = &corner_normalize_traits ();
   else if (name.rfind ("facedetect.", 0) == 0) {
-    const std::pair<const char *, const KernelTraits &> face[] = { { "facedetect.rows", facedetect_rows_traits () },
-      { "facedetect.cols", facedetect_cols_traits () }, { "facedetect.cascade", facedetect_cascade_traits () },
+    const std::pair<const char *, const KernelTraits &> face[] = { { "facedetect.tiles", facedetect_tiles_traits () },
+      { "facedetect.carries", facedetect_carries_traits () }, { "facedetect.integral", facedetect_integral_traits () },
+      { "facedetect.cascade", facedetect_cascade_traits () },
       { "facedetect.stages", facedetect_stages_traits () }, { "facedetect.deep", facedetect_deep_traits () },
       { "facedetect.group", facedetect_group_traits () } };
     for (const auto & f : face)
       if (name == f.first)
         *traits = &f.second;
-    /* what face_integral.cu's launcher declares */
-    if (name == "facedetect.cols")
-      res->dynamic_smem_per_thread = 2 * sizeof (uint32_t);
   }
   else {
     char kind[16] = "";

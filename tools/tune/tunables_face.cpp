@@ -77,7 +77,7 @@ struct Registrations {
   std::vector<RegisterTunable> regs;
   Registrations ()
   {
-    for (const KernelTraits *t : { &facedetect_rows_traits (), &facedetect_cols_traits (),
+    for (const KernelTraits *t : { &facedetect_tiles_traits (), &facedetect_carries_traits (), &facedetect_integral_traits (),
              &facedetect_cascade_traits (), &facedetect_stages_traits (), &facedetect_deep_traits (),
              &facedetect_group_traits () }) {
       Tunable tu;

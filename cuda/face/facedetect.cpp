@@ -236,8 +236,10 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   }
   /* One read-back: the counters and the keys together, written by a
    * kernel into the mapped pinned buffer (the merged faces are already
-   * there). */
-  return launch_publish_results (header, (unsigned) state_header_words_, sorted, face_capacity_, host,
+   * there). The keys only where the host decodes them: raw windows asked
+   * for, or the grouping done on the host. */
+  const unsigned keys = raw_windows_ || !group ? face_capacity_ : 0u;
+  return launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
       reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
 }
 
@@ -267,6 +269,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (gray.data).add (gray.pitch).add (gray.width).add (gray.height);
   key.add (plan_params_.scale_factor).add (plan_params_.min_width).add (plan_params_.min_height);
   key.add (plan_params_.max_width).add (plan_params_.max_height).add (grouping_).add (device_grouping_);
+  key.add (raw_windows_);
   key.add (min_neighbors_);
   for (int e : ends_)
     key.add (e);

@@ -28,6 +28,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 namespace cg = cooperative_groups;
 
@@ -132,18 +133,20 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
     unsigned out_capacity, facedetect::FaceKey *faces, int patch_from)
 {
   /* facedetect.deep, a warp per window: from stage patch_from on, the
-   * window's integral corners ((W + 1) x (H + 1) words, rows at an odd
-   * pitch against bank conflicts) are copied into the warp's patch of
-   * shared memory once and read there. The warp's 32 lanes read 32
-   * different weak classifiers' corners of one window: from L1 that is
-   * about one wavefront per distinct line, from shared memory one per
-   * bank conflict. The copy (one coalesced row a step) is paid by every
+   * window's integral corners ((W + 1) x (H + 1) words, rows at the
+   * cascade's patch pitch) are copied into the warp's patch of shared
+   * memory once and read there. The warp's 32 lanes read 32 different
+   * weak classifiers' corners of one window: from L1 that is about one
+   * wavefront per distinct line, from shared memory one per bank
+   * conflict, which the cascade's layout keeps few (the pitch, the weak
+   * classifiers sharing a round and the order of their corner loads:
+   * patch_layout.h). The copy (one coalesced row a step) is paid by every
    * window that reaches patch_from: at the deep kernel's first stage, the
    * default, it was the fastest on every input (a later stage, which
    * spares the windows that leave early, was slower: facedetect.h). */
   constexpr bool kPatch = FINAL && LANES == 32;
   extern __shared__ uint32_t window_patches[];
-  const int patch_w = c.window_width + 1, patch_h = c.window_height + 1, patch_pitch = patch_w | 1;
+  const int patch_w = c.window_width + 1, patch_h = c.window_height + 1, patch_pitch = haar::patch_pitch_of (c);
   const cg::thread_block_tile<LANES> g = cg::tiled_partition<LANES> (cg::this_thread_block ());
   const unsigned groups = blockDim.x * blockDim.y / LANES;
   const unsigned group = (threadIdx.y * blockDim.x + threadIdx.x) / LANES;
@@ -172,10 +175,12 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
       /* unrolled: the loads of several weak classifiers in flight at once
        * (the sum still adds them in order) */
       if (kPatch && in_patch) {
+        /* stumps read their rectangles' corners from the node (laid out
+         * for this patch), trees compute them */
+        using Load = std::conditional_t<STUMPS, haar::PatchRectLoad, haar::PatchLoad>;
 #pragma unroll 4
         for (int t = lane; t < st.count; t += LANES)
-          acc = haar::dadd (acc,
-              (double) haar::weak_value<STUMPS, haar::PlainLoad> (c, st.first + t, patch, patch_pitch, norm));
+          acc = haar::dadd (acc, (double) haar::weak_value<STUMPS, Load> (c, st.first + t, patch, patch_pitch, norm));
       } else {
 #pragma unroll 4
         for (int t = lane; t < st.count; t += LANES)
@@ -314,13 +319,14 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   /* whole warps: a group of lanes never straddles two */
   c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
   const unsigned per_block = c.block.threads () / (unsigned) lanes;
-  /* the deep kernel's window patches: a warp's each, a lane per column */
+  /* the deep kernel's window patches: a warp's each, a lane per column;
+   * stumps only where their nodes hold their corners in it */
   const int patch_w = cascade.window_width + 1, patch_h = cascade.window_height + 1;
-  if (!FINAL || lanes != 32 || patch_w > 32 || patch_from >= last)
+  if (!FINAL || lanes != 32 || patch_w > 32 || patch_from >= last || (stumps && cascade.patch_pitch <= 0))
     patch_from = kNoPatch;
   size_t shared = patch_from == kNoPatch
       ? 0
-      : (size_t) (c.block.threads () / 32) * (size_t) ((patch_w | 1) * patch_h) * sizeof (uint32_t);
+      : (size_t) (c.block.threads () / 32) * (size_t) (haar::patch_pitch_of (cascade) * patch_h) * sizeof (uint32_t);
   /* beyond the default dynamic shared memory (blocks of many warps), the
    * windows stay in global memory */
   if (shared > 48 * 1024) {

@@ -76,6 +76,7 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
   sums_exact_ = c.sums_exact;
   window_width_ = c.window_width;
   window_height_ = c.window_height;
+  patch_pitch_ = c.patch_pitch;
   nstages_ = (int) c.stages.size ();
   plan_.levels.clear ();  /* the window size may have changed */
   return {};
@@ -177,7 +178,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
 {
   using namespace facedetect;
   const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
-    leaves_.as<float> (), nstages_, window_width_, window_height_ };
+    leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_ };
   uint32_t *header = state_.as<uint32_t> ();
   FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
   /* the counters zero, unused keys all ones: they sort last */

@@ -173,7 +173,7 @@ private:
   int nstages_ = 0;
   bool stumps_ = true;
   bool sums_exact_ = false;
-  int window_width_ = 0, window_height_ = 0;
+  int window_width_ = 0, window_height_ = 0, patch_pitch_ = 0;
   Schedule schedule_;
   size_t batch_cap_ = facedetect::kBatchIntegralBytes;
 

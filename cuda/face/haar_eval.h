@@ -107,10 +107,14 @@ struct alignas (16) Node {
   uint8_t rect[3][4];  /* x, y, width, height */
   float weight[3];
   float threshold;
-  /* trees: >= 0 the next node (absolute index), < 0 leaf -(value + 1) */
+  /* trees: >= 0 the next node (absolute index), < 0 leaf -(value + 1);
+   * stumps of a cascade with a patch pitch: rectangles 0 and 1 in the
+   * deep kernel's window patch (patch_rect) */
   int left, right;
   /* stumps: the two leaf values */
   float left_val, right_val;
+  /* stumps of a cascade with a patch pitch: rectangle 2 in the patch */
+  uint32_t patch_rect2;
 };
 static_assert (sizeof (Node) == 48, "Node must stay three 16-byte words");
 
@@ -147,7 +151,47 @@ struct CascadeView {
   const float *leaves;   /* trees: leaf values */
   int nstages;
   int window_width, window_height;
+  /* > 0: a stump cascade whose nodes hold their rectangles' corners in
+   * the deep kernel's window patches (patch_rect), rows this many words
+   * apart. 0: none (trees read a patch through their rectangles, at
+   * patch_pitch_of ()). */
+  int patch_pitch;
 };
+
+/* The row pitch of a view's window patches: its own, else (W + 1) | 1,
+ * an odd one against bank conflicts. */
+CV_FD_HD int patch_pitch_of (const CascadeView & c)
+{
+  return c.patch_pitch > 0 ? c.patch_pitch : (c.window_width + 1) | 1;
+}
+
+/* A node rectangle's four corners in a window patch, packed in 32 bits
+ * (the patch is at most kPatchRectMaxWords words): bits 0-9 the offset o
+ * of the first corner read, bits 10-20 and 21-31 two signed steps d1, d2.
+ * The rectangle's sum is [o] - [o + d1] - [o + d2] + [o + d1 + d2]: with
+ * o its top-left corner, d1 its width and d2 its height times the pitch,
+ * that is rect_sum; any of the four corners can come first (the steps
+ * then their negations or each other), the uint32 sum the same.
+ * patch_layout.h picks the corner that keeps bank conflicts few. */
+constexpr int kPatchRectMaxWords = 1 << 10;
+
+CV_FD_HD uint32_t patch_rect (const Node & n, int r)
+{
+  return r == 0 ? (uint32_t) n.left : r == 1 ? (uint32_t) n.right : n.patch_rect2;
+}
+
+struct PatchCorners {
+  unsigned o, d1, d2;  /* the steps modulo 2^32 */
+};
+
+/* The steps sign-extended by arithmetic shifts (C++20's rule, which GCC,
+ * Clang and nvcc follow in C++17 too): a bit-field extract each on the
+ * device. */
+CV_FD_HD PatchCorners unpack_patch_rect (uint32_t p)
+{
+  return { p & (unsigned) (kPatchRectMaxWords - 1), (unsigned) ((int32_t) (p << 11) >> 21),
+    (unsigned) ((int32_t) p >> 21) };
+}
 
 /* The arrays behind a CascadeView, built on the host from a parsed
  * cascade (which guarantees every index used here is valid). */
@@ -161,13 +205,27 @@ struct CompiledCascade {
   bool stumps = true;
   /* stage_sums_exact (): stage sums may be added in any order */
   bool sums_exact = false;
+  /* CascadeView::patch_pitch (arrange_patch_layout) */
+  int patch_pitch = 0;
 
   CascadeView view () const
   {
     return { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
-      window_height };
+      window_height, patch_pitch };
   }
 };
+
+/* patch_layout.cpp: the last step of compile_cascade for stump cascades
+ * whose stage sums are exact in any order, and whose window patch fits
+ * kPatchRectMaxWords (every one OpenCV ships that the patch takes). With
+ * `search`, reorders each stage's weak classifiers, the first two
+ * rectangles of each feature and the loads of each rectangle's corners so
+ * that the deep kernel's shared-memory loads meet fewer bank conflicts;
+ * without, keeps OpenCV's order. Either way writes every node's patch
+ * corners (patch_rect) and sets patch_pitch. Every value and decision of
+ * the cascade stays the same. Works on `nodes` and `patch_pitch`
+ * (node_words are tiled after it). */
+void arrange_patch_layout (CompiledCascade & c, bool search);
 
 /* Whether every stage sum of the cascade is exact in double, whatever the
  * order of its terms: then a sum split over the lanes of a warp equals
@@ -209,8 +267,11 @@ stage_sums_exact (const HaarCascade & c)
   return true;
 }
 
+/* The cascade's arrays for the kernels. `arrange`: reorder them for the
+ * deep kernel's window patches where that is allowed (arrange_patch_layout;
+ * false keeps OpenCV's order, for comparisons). */
 inline CompiledCascade
-compile_cascade (const HaarCascade & c)
+compile_cascade (const HaarCascade & c, bool arrange = true)
 {
   CompiledCascade out;
   out.window_width = c.window_width;
@@ -245,15 +306,17 @@ compile_cascade (const HaarCascade & c)
       out.nodes[tree.first_node + k] = n;
     }
   }
+  for (const HaarStage & s : c.stages)
+    out.stages.push_back ({ s.first_tree, s.tree_count, s.threshold, 0 });
+  out.sums_exact = stage_sums_exact (c);
+  if (out.stumps && out.sums_exact)
+    arrange_patch_layout (out, arrange);
   const size_t n = out.nodes.size ();
   out.node_words.resize (3 * 32 * ((n + 31) / 32));
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < 3; k++)
       std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&out.nodes[i]) + 16 * k,
           16);
-  for (const HaarStage & s : c.stages)
-    out.stages.push_back ({ s.first_tree, s.tree_count, s.threshold, 0 });
-  out.sums_exact = stage_sums_exact (c);
   return out;
 }
 
@@ -302,11 +365,19 @@ CV_FD_HD const uint32_t *window_base (const uint32_t *p)
 }
 
 /* How integral entries are read: through the read-only cache (global
- * memory, the default) or plainly (a window's patch in shared memory). */
+ * memory, the default), or plainly from a window's patch in shared memory,
+ * there at the corners the rectangles give (PatchLoad, trees) or those
+ * the nodes hold (PatchRectLoad, stumps: patch_rect). */
 struct GlobalLoad {
+  static constexpr bool kPatchRects = false;
   CV_FD_HD uint32_t operator() (const uint32_t *p) const { return load_ro (p); }
 };
-struct PlainLoad {
+struct PatchLoad {
+  static constexpr bool kPatchRects = false;
+  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return *p; }
+};
+struct PatchRectLoad {
+  static constexpr bool kPatchRects = true;
   CV_FD_HD uint32_t operator() (const uint32_t *p) const { return *p; }
 };
 
@@ -324,6 +395,21 @@ CV_FD_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, in
   const unsigned a = (unsigned) (y * pitch + x);
   const unsigned b = a + (unsigned) (height * pitch);
   return (int) (load (w + a) - load (w + a + (unsigned) width) - load (w + b) + load (w + b + (unsigned) width));
+}
+
+/* Rectangle r of a node: rect_sum, or from the corners the node holds
+ * (patch_rect: the pitch is the patch's, which they were made for). */
+template <typename Load>
+CV_FD_HD int node_rect_sum (const uint32_t *sum, int pitch, const Node & n, int r)
+{
+  if constexpr (Load::kPatchRects) {
+    const Load load {};
+    const PatchCorners c = unpack_patch_rect (patch_rect (n, r));
+    return (int) (load (sum + c.o) - load (sum + (c.o + c.d1)) - load (sum + (c.o + c.d2)) +
+        load (sum + (c.o + c.d1 + c.d2)));
+  } else {
+    return rect_sum<Load> (sum, pitch, n.rect[r][0], n.rect[r][1], n.rect[r][2], n.rect[r][3]);
+  }
 }
 
 /* HaarEvaluator::setWindow: the variance normalization factor of the
@@ -344,14 +430,17 @@ CV_FD_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, i
   return false;
 }
 
-/* HaarEvaluator::OptFeature::calc times the normalization factor. */
+/* HaarEvaluator::OptFeature::calc times the normalization factor. The
+ * first two rectangles may come in either order (arrange_patch_layout
+ * swaps some, weights with them): their products meet in one float
+ * addition, which commutes; a third is added last, as OpenCV does. */
 template <typename Load = GlobalLoad>
 CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float norm)
 {
-  float ret = fadd (fmul (n.weight[0], (float) rect_sum<Load> (sum, pitch, n.rect[0][0], n.rect[0][1], n.rect[0][2], n.rect[0][3])),
-      fmul (n.weight[1], (float) rect_sum<Load> (sum, pitch, n.rect[1][0], n.rect[1][1], n.rect[1][2], n.rect[1][3])));
+  float ret = fadd (fmul (n.weight[0], (float) node_rect_sum<Load> (sum, pitch, n, 0)),
+      fmul (n.weight[1], (float) node_rect_sum<Load> (sum, pitch, n, 1)));
   if (n.weight[2] != 0.f)
-    ret = fadd (ret, fmul (n.weight[2], (float) rect_sum<Load> (sum, pitch, n.rect[2][0], n.rect[2][1], n.rect[2][2], n.rect[2][3])));
+    ret = fadd (ret, fmul (n.weight[2], (float) node_rect_sum<Load> (sum, pitch, n, 2)));
   return fmul (ret, norm);
 }
 
@@ -375,8 +464,9 @@ CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum,
 /* Stages [first, last) of CascadeClassifierImpl::runAt for a window whose
  * normalization factor is known: 1 when they all pass, -s when stage s
  * rejects the window. OpenCV's order: the stage sum accumulates in double,
- * weak classifier after weak classifier. */
-template <bool STUMPS>
+ * weak classifier after weak classifier. `sum` may be a window patch
+ * (Load PatchRectLoad or PatchLoad), as the deep kernel reads one. */
+template <bool STUMPS, typename Load = GlobalLoad>
 CV_FD_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch, float norm, int first, int last)
 {
   for (int si = first; si < last; si++) {
@@ -386,7 +476,7 @@ CV_FD_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch,
      * flight at once (the sum still adds them in order) */
     CV_FD_UNROLL4
     for (int t = 0; t < st.count; t++)
-      acc = dadd (acc, (double) weak_value<STUMPS> (c, st.first + t, sum, pitch, norm));
+      acc = dadd (acc, (double) weak_value<STUMPS, Load> (c, st.first + t, sum, pitch, norm));
     if (acc < (double) st.threshold)
       return -si;
   }

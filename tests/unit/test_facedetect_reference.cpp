@@ -8,7 +8,9 @@
  * requires OpenCV 4.x's results exactly:
  *  - every pyramid level equal to cv::resize (INTER_LINEAR_EXACT);
  *  - the raw windows equal to cv::CascadeClassifier::detectMultiScale
- *    with minNeighbors 0, for four cascades (stumps and trees);
+ *    with minNeighbors 0, for four cascades (stumps and trees), the stump
+ *    cascades laid out for the deep kernel's window patches and read
+ *    through them (cuda/face/patch_layout.h);
  *  - the grouped faces equal to detectMultiScale with minNeighbors 3;
  *  - group_rectangles equal to cv::groupRectangles on random lists.
  * Built with -ffp-contract=off, as the device code uses _rn intrinsics. */
@@ -75,14 +77,41 @@ emulate_integral (const cv::Mat & img, std::vector<uint32_t> & sum, std::vector<
   }
 }
 
-/* The cascade kernel over every window of every level (not clipped). */
+/* One window through the cascade as the kernels read it (eval_window's
+ * result): the first stage from the integral; then, for a stump cascade
+ * laid out for the deep kernel's patches (compile_cascade: its stages'
+ * weak classifiers permuted, rectangles and corners rearranged), the rest
+ * from the window's patch at the corners the nodes hold, as the deep
+ * kernel reads them (here in thread order: the sums are exact in any). */
+int
+emulate_window (const haar::CompiledCascade & cc, const haar::CascadeView & v, const uint32_t *rs, const uint32_t *rq,
+    int pitch, std::vector<uint32_t> & patch)
+{
+  if (!cc.stumps)
+    return haar::eval_window<false> (v, rs, rq, pitch, 1 << 30);
+  if (cc.patch_pitch <= 0)
+    return haar::eval_window<true> (v, rs, rq, pitch, 1 << 30);
+  float norm;
+  if (!haar::window_norm (rs, rq, pitch, cc.window_width, cc.window_height, &norm))
+    return -1;
+  const int first = haar::eval_stages<true> (v, rs, pitch, norm, 0, 1);
+  if (first != 1)
+    return first;
+  patch.assign ((size_t) cc.patch_pitch * (cc.window_height + 1), 0);
+  for (int y = 0; y <= cc.window_height; y++)
+    std::copy (rs + (size_t) y * pitch, rs + (size_t) y * pitch + cc.window_width + 1,
+        patch.begin () + (size_t) y * cc.patch_pitch);
+  return haar::eval_stages<true, haar::PatchRectLoad> (v, patch.data (), cc.patch_pitch, norm, 1, v.nstages);
+}
+
+/* The cascade kernels over every window of every level (not clipped). */
 std::vector<FaceRect>
 emulate_raw (const cv::Mat & g, const HaarCascade & hc, const FaceDetectParams & p)
 {
   const haar::CompiledCascade cc = haar::compile_cascade (hc);
   const haar::CascadeView v = cc.view ();
   std::vector<FaceRect> out;
-  std::vector<uint32_t> sum, sq;
+  std::vector<uint32_t> sum, sq, patch;
   for (const FaceLevel & l : plan_face_levels (g.cols, g.rows, hc.window_width, hc.window_height, p)) {
     const cv::Mat level = emulate_resize (g, l.width, l.height);
     const int pitch = l.width + 1 + 3;  /* any pitch: the kernels get the buffer's */
@@ -92,8 +121,7 @@ emulate_raw (const cv::Mat & g, const HaarCascade & hc, const FaceDetectParams &
       const uint32_t *rs = sum.data () + (size_t) y * pitch, *rq = sq.data () + (size_t) y * pitch;
       for (int gx = 0; gx < l.grid_x; gx++) {
         const int x = gx * l.step;
-        const int r = cc.stumps ? haar::eval_window<true> (v, rs + x, rq + x, pitch, 1 << 30)
-                                : haar::eval_window<false> (v, rs + x, rq + x, pitch, 1 << 30);
+        const int r = emulate_window (cc, v, rs + x, rq + x, pitch, patch);
         if (r != 1)
           continue;
         const bool seen = cc.stumps ? haar::evaluated_by_opencv<true> (v, rs, rq, pitch, gx, l.step)

@@ -96,7 +96,7 @@ public:
    * The default was measured on an H100 (docs/elements/cudafacedetect.md);
    * every schedule gives the same windows. */
   struct Schedule {
-    std::vector<int> ends { 1, 2, 4 };
+    std::vector<int> ends { 2, 4 };
     int lanes = 32;
     int round_lanes = 1;
     /* facedetect.deep with 32 lanes: the stage from which a window is

@@ -217,7 +217,7 @@ TEST (PatchLayout, NeverMoreWavefrontsThanOpenCVsOrder)
       EXPECT_GE (b.wavefronts, b.loads) << file << " stage " << s << ": a load is one wavefront at least";
     }
   }
-  /* the deep kernel's stages of the default cascade (schedule 1, 2, 4):
+  /* the deep kernel's stages of the default cascade (schedule 2, 4):
    * 2862 wavefronts in OpenCV's order, about 1590 laid out */
   const HaarCascade hc = load ("haarcascade_frontalface_default.xml");
   const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);

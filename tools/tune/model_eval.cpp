@@ -64,7 +64,7 @@ const Regs kRegs[] = {
   { "blur.fused.c4.r5", 40 }, { "blur.rows.c4.r5", 40 }, { "blur.cols.c4.r5", 48 },
   /* cuda/face/: face_integral.cu, face_cascade.cu (the stump instances of
    * the default cascade; deep with 32 lanes), face_group.cu */
-  { "facedetect.tiles", 48 }, { "facedetect.carries", 46 }, { "facedetect.integral", 32 },
+  { "facedetect.tiles", 116 }, { "facedetect.carries", 80 }, { "facedetect.integral", 56 },
   { "facedetect.cascade", 32 }, { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 32 },
 };
 
@@ -100,6 +100,9 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
     for (const auto & f : face)
       if (name == f.first)
         *traits = &f.second;
+    /* what face_integral.cu's launcher declares: the warps' column sums */
+    if (name == "facedetect.tiles")
+      res->dynamic_smem_per_thread = 32;
   }
   else {
     char kind[16] = "";

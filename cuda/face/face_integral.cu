@@ -244,6 +244,33 @@ tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels, BatchMap ti
  * wait for it: one L2 round trip per tile). */
 constexpr int kScanChunk = 8;
 
+/* Replaces the n sums at p, p + stride, ... by their exclusive prefix
+ * sums (nothing loaded or stored unless `valid`); visit (t, s, q) sees
+ * each prefix in turn, in every thread. */
+template <typename Visit>
+__device__ __forceinline__ void
+scan_carries (uint2 *p, size_t stride, int n, bool valid, Visit visit)
+{
+  uint32_t s = 0, q = 0;
+  for (int t0 = 0; t0 < n; t0 += kScanChunk) {
+    uint2 v[kScanChunk];
+#pragma unroll
+    for (int i = 0; i < kScanChunk; i++)
+      v[i] = valid && t0 + i < n ? p[(size_t) (t0 + i) * stride] : make_uint2 (0, 0);
+#pragma unroll
+    for (int i = 0; i < kScanChunk; i++) {
+      const int t = t0 + i;
+      if (t >= n)
+        break;
+      if (valid)
+        p[(size_t) t * stride] = make_uint2 (s, q);
+      visit (t, s, q);
+      s += v[i].x;
+      q += v[i].y;
+    }
+  }
+}
+
 __global__ void
 carries_kernel (const LevelDesc *__restrict__ levels, BatchMap threads, uint2 *__restrict__ carries)
 {
@@ -259,52 +286,19 @@ carries_kernel (const LevelDesc *__restrict__ levels, BatchMap threads, uint2 *_
   const int row_threads = nty * facedetect::kIntegralTileHeight;
   if (local < row_threads) {
     /* a row: the sums left of each tile; the warp, one tile row, sums
-     * them into the tiles' left blocks */
+     * them into the tiles' left blocks (every lane takes part) */
     const int y = local;
-    const bool valid = y < height;
-    uint2 *row = carries + k.rows + y;
-    uint32_t s = 0, q = 0;
-    for (int t0 = 0; t0 < ntx; t0 += kScanChunk) {
-      uint2 v[kScanChunk];
-#pragma unroll
-      for (int i = 0; i < kScanChunk; i++)
-        v[i] = valid && t0 + i < ntx ? row[(size_t) (t0 + i) * height] : make_uint2 (0, 0);
-#pragma unroll
-      for (int i = 0; i < kScanChunk; i++) {
-        const int t = t0 + i;
-        if (t >= ntx)
-          break;
-        if (valid)
-          row[(size_t) t * height] = make_uint2 (s, q);
-        const uint32_t bs = warp_sum (s), bq = warp_sum (q);
-        if ((y & 31) == 0)
-          carries[k.blocks + (size_t) t * nty + (y >> 5)] = make_uint2 (bs, bq);
-        s += v[i].x;
-        q += v[i].y;
-      }
-    }
+    scan_carries (carries + k.rows + y, height, ntx, y < height, [&] (int t, uint32_t s, uint32_t q) {
+      const uint32_t bs = warp_sum (s), bq = warp_sum (q);
+      if ((y & 31) == 0)
+        carries[k.blocks + (size_t) t * nty + (y >> 5)] = make_uint2 (bs, bq);
+    });
     return;
   }
   /* a column: the sums above each tile */
   const int x = local - row_threads;
-  if (x >= width)
-    return;
-  uint2 *col = carries + k.cols + x;
-  uint32_t s = 0, q = 0;
-  for (int t0 = 0; t0 < nty; t0 += kScanChunk) {
-    uint2 v[kScanChunk];
-#pragma unroll
-    for (int i = 0; i < kScanChunk; i++)
-      v[i] = t0 + i < nty ? col[(size_t) (t0 + i) * width] : make_uint2 (0, 0);
-#pragma unroll
-    for (int i = 0; i < kScanChunk; i++) {
-      if (t0 + i >= nty)
-        break;
-      col[(size_t) (t0 + i) * width] = make_uint2 (s, q);
-      s += v[i].x;
-      q += v[i].y;
-    }
-  }
+  if (x < width)
+    scan_carries (carries + k.cols + x, width, nty, true, [] (int, uint32_t, uint32_t) {});
 }
 
 __global__ void

@@ -53,6 +53,18 @@ load (const std::string & file)
   return c;
 }
 
+/* A cascade compiled twice: in OpenCV's order and laid out. */
+struct Compiled {
+  haar::CompiledCascade plain, arranged;
+};
+
+Compiled
+compile_both (const std::string & file)
+{
+  const HaarCascade hc = load (file);
+  return { haar::compile_cascade (hc, false), haar::compile_cascade (hc) };
+}
+
 template <typename T>
 void
 append (std::string & s, const T & v)
@@ -173,8 +185,7 @@ TEST (PatchLayout, EachStageIsAPermutationOfOpenCVs)
   if (!have_cascades ())
     GTEST_SKIP () << "opencv-data's cascades are not installed";
   for (const char *file : kStumpCascades) {
-    const HaarCascade hc = load (file);
-    const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+    const auto [plain, arranged] = compile_both (file);
     ASSERT_TRUE (arranged.stumps && arranged.sums_exact) << file;
     ASSERT_GT (arranged.patch_pitch, arranged.window_width) << file;
     ASSERT_EQ (plain.stages.size (), arranged.stages.size ()) << file;
@@ -208,8 +219,7 @@ TEST (PatchLayout, NeverMoreWavefrontsThanOpenCVsOrder)
   if (!have_cascades ())
     GTEST_SKIP () << "opencv-data's cascades are not installed";
   for (const char *file : kStumpCascades) {
-    const HaarCascade hc = load (file);
-    const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+    const auto [plain, arranged] = compile_both (file);
     EXPECT_EQ (plain.patch_pitch, (plain.window_width + 1) | 1) << file;
     for (int s = 0; s < (int) plain.stages.size (); s++) {
       const haar::PatchCost a = haar::patch_cost (plain, s, s + 1), b = haar::patch_cost (arranged, s, s + 1);
@@ -219,8 +229,7 @@ TEST (PatchLayout, NeverMoreWavefrontsThanOpenCVsOrder)
   }
   /* the deep kernel's stages of the default cascade (schedule 2, 4):
    * 2862 wavefronts in OpenCV's order, about 1590 laid out */
-  const HaarCascade hc = load ("haarcascade_frontalface_default.xml");
-  const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+  const auto [plain, arranged] = compile_both ("haarcascade_frontalface_default.xml");
   const int n = (int) plain.stages.size ();
   const haar::PatchCost a = haar::patch_cost (plain, 4, n), b = haar::patch_cost (arranged, 4, n);
   EXPECT_EQ (a.wavefronts, 2862);
@@ -240,8 +249,7 @@ TEST (PatchLayout, FeaturesKeepOpenCVsValues)
     GTEST_SKIP () << "opencv-data's cascades are not installed";
   std::mt19937 rng (5);
   for (const char *file : kStumpCascades) {
-    const HaarCascade hc = load (file);
-    const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+    const auto [plain, arranged] = compile_both (file);
     const std::vector<int> from = origins (plain, arranged);
     const int pitch = 77;
     for (int trial = 0; trial < 6; trial++) {
@@ -289,8 +297,7 @@ TEST (PatchLayout, DeepKernelSumsAreOpenCVs)
     GTEST_SKIP () << "opencv-data's cascades are not installed";
   std::mt19937 rng (9);
   for (const char *file : { "haarcascade_frontalface_default.xml", "haarcascade_eye.xml" }) {
-    const HaarCascade hc = load (file);
-    const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+    const auto [plain, arranged] = compile_both (file);
     const haar::CascadeView pv = plain.view (), av = arranged.view ();
     const int w = 96, h = 64, pitch = w + 1;
     /* blocks of random grey: edges and flat parts, so that features vary */
@@ -309,12 +316,12 @@ TEST (PatchLayout, DeepKernelSumsAreOpenCVs)
       }
     }
     long windows = 0;
-    for (int y = 0; y + hc.window_height <= h; y += 3)
-      for (int x = 0; x + hc.window_width <= w; x += 3) {
+    for (int y = 0; y + plain.window_height <= h; y += 3)
+      for (int x = 0; x + plain.window_width <= w; x += 3) {
         const uint32_t *ws = sum.data () + (size_t) y * pitch + x;
         float norm;
-        if (!haar::window_norm (ws, sq.data () + (size_t) y * pitch + x, pitch, hc.window_width, hc.window_height,
-                &norm))
+        if (!haar::window_norm (ws, sq.data () + (size_t) y * pitch + x, pitch, plain.window_width,
+                plain.window_height, &norm))
           continue;
         windows++;
         const std::vector<uint32_t> patch = patch_of (ws, pitch, arranged);
@@ -370,8 +377,7 @@ TEST (PatchLayout, WhereNoLayoutApplies)
   EXPECT_EQ (tall.nodes[0].left, -1);  /* the leaf link compile_cascade wrote */
   if (!have_cascades ())
     GTEST_SKIP () << "opencv-data's cascades are not installed";
-  const HaarCascade hc = load ("haarcascade_frontalface_alt2.xml");
-  const haar::CompiledCascade plain = haar::compile_cascade (hc, false), arranged = haar::compile_cascade (hc);
+  const auto [plain, arranged] = compile_both ("haarcascade_frontalface_alt2.xml");
   ASSERT_FALSE (arranged.stumps);
   EXPECT_EQ (arranged.patch_pitch, 0);
   ASSERT_EQ (plain.nodes.size (), arranged.nodes.size ());

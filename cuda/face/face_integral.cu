@@ -406,7 +406,9 @@ warp_config (const KernelTraits & t, const KernelResources & res, const LaunchPo
 
 }  // namespace
 
-/* x-only: a block is a number of warps, each one tile at a time. */
+/* x-only: a block is a number of tiles, kTileWarps warps each (the
+ * policy's thread count rounded down to whole tiles; its register count
+ * caps it at 512 threads). */
 const KernelTraits &
 facedetect_tiles_traits ()
 {

@@ -34,5 +34,34 @@ ninja -C "$bdir" $targets
 export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tools/lsan.supp:print_suppressions=0}
-meson test -C "$bdir" --suite unit --suite gst --no-rebuild --print-errorlogs --num-processes 2 \
-  --timeout-multiplier 10
+run_suites () {
+  meson test -C "$bdir" --suite unit --suite gst --no-rebuild --print-errorlogs --num-processes 2 \
+    --timeout-multiplier 10 "$@"
+}
+if run_suites; then
+  exit 0
+fi
+# LeakSanitizer's own crash at exit ("Tracer caught signal 11", its
+# stop-the-world thread; seen once in CI on 2026-11-27 in edges-cpu, whose
+# seven tests had passed, and in none of 8 runs of the same binary since) is
+# no finding about our code: a test that failed only so runs once more.
+# A test that failed in any other way, or crashes the tracer twice, fails.
+retry=$(python3 - "$bdir/meson-logs/testlog.json" <<'PY'
+import json, sys
+failed, tracer = [], []
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    out = (t.get("stdout") or "") + (t.get("stderr") or "")
+    name = t["name"].split(" / ")[-1]
+    (tracer if "LeakSanitizer has encountered a fatal error" in out else failed).append(name)
+print(" ".join(tracer) if tracer and not failed else "")
+PY
+)
+if [ -z "$retry" ]; then
+  exit 1
+fi
+echo "LeakSanitizer's tracer crashed in: $retry; running those once more"
+# shellcheck disable=SC2086
+run_suites $retry

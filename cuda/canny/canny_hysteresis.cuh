@@ -22,6 +22,7 @@
 #pragma once
 
 #include "canny.h"
+#include "../common/warp_ops.cuh"
 
 #include <cstddef>
 #include <cstdint>
@@ -274,10 +275,7 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
     rec->comp[kTop][lane] = (uint8_t) ct;
     rec->comp[kBottom][lane] = (uint8_t) cb;
     ot->weak[lane] = W;
-    unsigned pixels = (unsigned) __popc (covered);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
-      pixels += __shfl_xor_sync (kFull, pixels, o); /* sm_75 has no __reduce_add_sync */
+    const uint32_t pixels = warp_sum ((uint32_t) __popc (covered));
     if (lane == 0) {
       ot->components = (uint32_t) k;
       ot->pixels = pixels; /* for canny_read_counts */

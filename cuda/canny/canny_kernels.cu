@@ -5,6 +5,7 @@
 #include "canny_global.cuh"
 #include "canny_tile.cuh"
 #include "../common/launch_util.cuh"
+#include "../common/warp_ops.cuh"
 #include "../otsu/otsu.h"
 
 #include <algorithm>
@@ -59,13 +60,7 @@ canny_median_kernel (DeviceState *st)
     st->hist[8 * lane + k] = 0;
     own += bins[k];
   }
-  uint32_t incl = own; /* pixels in bins 0 .. 8 lane + 7 */
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const uint32_t v = __shfl_up_sync (kFull, incl, o);
-    if (lane >= o)
-      incl += v;
-  }
+  const uint32_t incl = warp_inclusive_scan (own, lane); /* pixels in bins 0 .. 8 lane + 7 */
   const uint32_t total = __shfl_sync (kFull, incl, 31);
   const uint32_t rank = canny_median_rank (total);
   uint32_t below = incl - own; /* pixels in the bins before this lane's */

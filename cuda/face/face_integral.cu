@@ -39,6 +39,7 @@
  * tiles) and of many differently sized levels in one launch. */
 #include "facedetect_kernels.h"
 #include "../common/launch_util.cuh"
+#include "../common/warp_ops.cuh"
 
 namespace cudavision {
 
@@ -47,36 +48,6 @@ namespace {
 using facedetect::BatchMap;
 using facedetect::LevelCarries;
 using facedetect::LevelDesc;
-
-/* The sum of v over the warp's 32 lanes, in every lane. */
-__device__ __forceinline__ uint32_t
-warp_sum (uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync (0xffffffffu, v);
-#else
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_xor_sync (0xffffffffu, v, o);
-  return v;
-#endif
-}
-
-/* The inclusive prefix sum of v over lanes 0 .. lane. */
-__device__ __forceinline__ uint2
-warp_scan (uint2 v, int lane)
-{
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const uint32_t s = __shfl_up_sync (0xffffffffu, v.x, o);
-    const uint32_t q = __shfl_up_sync (0xffffffffu, v.y, o);
-    if (lane >= o) {
-      v.x += s;
-      v.y += q;
-    }
-  }
-  return v;
-}
 
 /* A warp's tile: its level and its column and row of tiles. */
 struct Tile {
@@ -334,7 +305,7 @@ integral_kernel (const LevelDesc *__restrict__ levels, BatchMap tiles, const uin
       acc_s[j] = run_s;
       acc_q[j] = run_q;
     }
-    const uint2 lanes_before = warp_scan (make_uint2 (run_s, run_q), lane);
+    const uint2 lanes_before = warp_inclusive_scan (make_uint2 (run_s, run_q), lane);
     uint32_t corner_s = 0, corner_q = 0;
     for (int u = lane; u < t.ty; u += 32) {
       const uint2 b = carries[k.blocks + (size_t) t.tx * nty + u];
@@ -373,7 +344,7 @@ integral_kernel (const LevelDesc *__restrict__ levels, BatchMap tiles, const uin
           ps[j] = s;
           pq[j] = q;
         }
-        const uint2 p = warp_scan (make_uint2 (s, q), lane);
+        const uint2 p = warp_inclusive_scan (make_uint2 (s, q), lane);
         /* the row's sum left of this lane's columns */
         const uint32_t base_s = p.x - s + __shfl_sync (0xffffffffu, left.x, r);
         const uint32_t base_q = p.y - q + __shfl_sync (0xffffffffu, left.y, r);

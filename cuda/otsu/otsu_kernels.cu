@@ -3,6 +3,7 @@
  * unless the element asks for it (otsu_copy_result). See otsu.h. */
 #include "otsu.h"
 #include "../common/launch_util.cuh"
+#include "../common/warp_ops.cuh"
 
 #include <cfloat>
 #include <cstddef>
@@ -99,12 +100,7 @@ block_inclusive_scan (T v, T *s_warp)
 {
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int lane = tid & 31, warp = tid >> 5;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const T n = __shfl_up_sync (kFull, v, o);
-    if (lane >= o)
-      v += n;
-  }
+  v = warp_inclusive_scan (v, lane);
   if (lane == 31)
     s_warp[warp] = v;
   __syncthreads ();

@@ -88,11 +88,13 @@ parse_mode (const std::string & s, Mode * m)
 /* FaceDetector::Schedule, as the bench names it: the stage ends of the
  * first kernel and of each round, the deep kernel's lanes per window and
  * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out), and pN: the deep
- * kernel's window patch from stage N on (1-2-4:32/1p8). */
+ * kernel's window patch from stage N on (1-2-4:32/1p8), and q0: the deep
+ * kernel's windows by the grid's stride instead of from its queue. */
 struct Schedule {
   std::vector<int> ends;  /* empty: the detector's default */
   int lanes = 0, round_lanes = 1;
   int patch_from = cudavision::kFaceNoPatch;
+  bool queue = true;
 };
 
 void
@@ -100,7 +102,7 @@ apply_schedule (FaceDetector & d, const Schedule & s)
 {
   FaceDetector::Schedule sc;
   if (!s.ends.empty ())
-    sc = { s.ends, s.lanes, s.round_lanes, s.patch_from };
+    sc = { s.ends, s.lanes, s.round_lanes, s.patch_from, s.queue };
   d.set_schedule (sc);
 }
 
@@ -119,6 +121,8 @@ parse_schedule (const std::string & s, Schedule * out)
   const size_t patch = s.find ('p', colon);
   if (patch != std::string::npos)
     out->patch_from = std::atoi (s.substr (patch + 1).c_str ());
+  if (s.find ("q0", colon) != std::string::npos)
+    out->queue = false;
   return !out->ends.empty () && out->lanes > 0 && out->round_lanes > 0;
 }
 
@@ -131,7 +135,9 @@ schedule_str (const Schedule & s)
   for (int e : s.ends)
     out += (out.empty () ? "" : "-") + std::to_string (e);
   out += ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
-  return s.patch_from < cudavision::kFaceNoPatch ? out + "p" + std::to_string (s.patch_from) : out;
+  if (s.patch_from < cudavision::kFaceNoPatch)
+    out += "p" + std::to_string (s.patch_from);
+  return s.queue ? out : out + "q0";
 }
 
 bool

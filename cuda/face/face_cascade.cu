@@ -116,6 +116,11 @@ group_evaluated_by_opencv (const cg::thread_block_tile<LANES> & g, const haar::C
   return (zeros & 1) == 0;
 }
 
+/* At most 48 registers a thread, what the deep kernel took before its
+ * queue: uncapped, the queue's loop took it to 56 (fewer blocks an SM);
+ * capped, nothing spills (sm_90, CUDA 13). */
+constexpr int kListMaxRegisters = 48;
+
 /* Stages [first, last) of every listed window, LANES lanes per window:
  * lane l takes weak classifiers l, l + LANES, ... of each stage, and the
  * group adds its lanes' sums with a butterfly. With one lane that is
@@ -126,11 +131,11 @@ group_evaluated_by_opencv (const cg::thread_block_tile<LANES> & g, const haar::C
  * or, FINAL (facedetect.deep, last = every stage), to the result list in
  * frame pixels once OpenCV's scan is known to evaluate them. */
 template <bool STUMPS, int LANES, bool FINAL>
-__global__ void
+__global__ void __maxnreg__ (kListMaxRegisters)
 list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap windows,
     const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, const WindowEntry *__restrict__ in,
     const uint32_t *in_count, unsigned in_capacity, int first, int last, WindowEntry *out, uint32_t *out_count,
-    unsigned out_capacity, facedetect::FaceKey *faces, int patch_from)
+    unsigned out_capacity, facedetect::FaceKey *faces, int patch_from, uint32_t *queue)
 {
   /* facedetect.deep, a warp per window: from stage patch_from on, the
    * window's integral corners ((W + 1) x (H + 1) words, rows at the
@@ -152,7 +157,16 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
   const unsigned group = (threadIdx.y * blockDim.x + threadIdx.x) / LANES;
   const int lane = (int) g.thread_rank ();
   const unsigned n = min (*in_count, in_capacity);
-  for (unsigned i = blockIdx.x * groups + group; i < n; i += gridDim.x * groups) {
+  /* A group's first window is its index in the grid. With a queue (a
+   * counter at 0), each warp then takes its groups' next windows from it,
+   * 32 / LANES at a time, consecutive (the list's entries stay coalesced):
+   * a window's stages take from a few to hundreds of weak classifiers, and
+   * with the grid stride the wave's slowest warps held several long windows
+   * while the others idled (facedetect.deep at 640x480 on the LFW mosaic:
+   * 224 -> 151 us, H100, docs/PERFORMANCE.md). The next windows are asked
+   * for as the current ones start, so the atomic's round trip hides behind
+   * their stages. A warp runs until none of its groups has a window. */
+  auto window = [&] (unsigned i) {
     const WindowEntry e = in[i];
     const Window w = locate (levels, windows, e.x);
     const LevelDesc & L = levels[w.level];
@@ -192,17 +206,27 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
       pass = !(acc < (double) st.threshold);
     }
     if (!pass)
-      continue;
+      return;
     if (!FINAL) {
       if (lane == 0)
         coalesced_append (out, out_count, out_capacity, e);
-      continue;
+      return;
     }
     const size_t row = L.offset + (size_t) (w.gy * L.step) * L.pitch;
     if (!group_evaluated_by_opencv<STUMPS, LANES> (g, c, sum + row, sq + row, L.pitch, w.gx, L.step))
-      continue;
+      return;
     if (lane == 0)
       coalesced_append (faces, out_count, out_capacity, frame_key (L, w));
+  };
+  const unsigned stride = gridDim.x * groups;
+  const unsigned in_warp = (threadIdx.x & 31u) / LANES;
+  for (unsigned i = blockIdx.x * groups + group; __any_sync (0xffffffffu, i < n);) {
+    unsigned taken = 0;
+    if (queue && (threadIdx.x & 31u) == 0)
+      taken = atomicAdd (queue, 32u / LANES);
+    if (i < n)
+      window (i);
+    i = queue ? __shfl_sync (0xffffffffu, taken, 0) + stride + in_warp : i + stride;
   }
 }
 
@@ -312,7 +336,8 @@ template <bool FINAL>
 CudaStatus
 launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
     const WindowList & in, int first, int last, WindowEntry *out, uint32_t *out_count, unsigned out_capacity,
-    FaceKey *faces, int patch_from, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc)
+    FaceKey *faces, int patch_from, uint32_t *queue, const LaunchPolicy & policy, cudaStream_t stream,
+    const HookContext & hc)
 {
   const void *kernel = list_kernel_of<FINAL> (stumps, lanes);
   LaunchConfig c = policy.choose (t, cached_kernel_resources (kernel), hc.frame_width, hc.frame_height);
@@ -354,7 +379,7 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   const uint32_t *count = in.count;
   unsigned capacity = in.capacity;
   void *args[] = { &view, &levels, &windows, &sum, &sq, &items, &count, &capacity, &first, &last, &out, &out_count,
-    &out_capacity, &faces, &patch_from };
+    &out_capacity, &faces, &patch_from, &queue };
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
   CV_CUDA_TRY (cudaLaunchKernel (kernel, dim3 (c.grid_x), block_dim (c), args, shared, stream));
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
@@ -367,16 +392,16 @@ launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const 
     const HookContext & hc)
 {
   return launch_list<false> (facedetect_stages_traits (), cascade, stumps, lanes, b, in, first, last, out.items,
-      out.count, out.capacity, nullptr, kNoPatch, policy, stream, hc);
+      out.count, out.capacity, nullptr, kNoPatch, nullptr, policy, stream, hc);
 }
 
 CudaStatus
 launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b, const WindowList & in,
-    int first, int patch_from, const RectList & faces, const LaunchPolicy & policy, cudaStream_t stream,
-    const HookContext & hc)
+    int first, int patch_from, const RectList & faces, uint32_t *queue, const LaunchPolicy & policy,
+    cudaStream_t stream, const HookContext & hc)
 {
   return launch_list<true> (facedetect_deep_traits (), cascade, stumps, lanes, b, in, first, cascade.nstages,
-      nullptr, faces.count, faces.capacity, faces.items, patch_from, policy, stream, hc);
+      nullptr, faces.count, faces.capacity, faces.items, patch_from, queue, policy, stream, hc);
 }
 
 }  // namespace facedetect

@@ -129,7 +129,9 @@ FaceDetector::ensure_lists ()
     if (!s.ok ())
       return s;
   }
-  state_header_words_ = (4 + ends_.size () * plan_.batches.size () + 3) / 4 * 4;
+  /* the counters: 4, a list count per kernel but the deep one (ends_) and
+   * batch, the deep kernel's queue per batch */
+  state_header_words_ = (4 + (ends_.size () + 1) * plan_.batches.size () + 3) / 4 * 4;
   const size_t bytes = merged_offset () + (size_t) face_capacity_ * sizeof (int4);
   if (bytes > state_.size ()) {
     CudaStatus s = state_.allocate (bytes);
@@ -212,9 +214,10 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     for (size_t k = 1; s.ok () && k < slots; k++)
       s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k), policy, stream,
           hc);
+    uint32_t *queue = schedule_.queue ? header + 4 + slots * plan_.batches.size () + bi : nullptr;
     if (s.ok ())
-      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), schedule_.patch_from, faces, policy,
-          stream, hc);
+      s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), schedule_.patch_from, faces, queue,
+          policy, stream, hc);
     if (!s.ok ())
       return s;
   }
@@ -274,7 +277,8 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (min_neighbors_);
   for (int e : ends_)
     key.add (e);
-  key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (batch_cap_);
+  key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (schedule_.queue);
+  key.add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());
   const bool graphs = replay && !hook && policy.replays_allowed ();

@@ -91,11 +91,13 @@ CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int la
  * are appended to `faces` in frame pixels. With 32 lanes, a window still
  * in at stage `patch_from` is read from a copy of its integral corners in
  * shared memory from then on (kNoPatch: never; windows up to 31 pixels
- * wide, blocks whose patches fit 48 KiB). */
+ * wide, blocks whose patches fit 48 KiB). `queue`: a counter at 0 (nullptr:
+ * the grid stride) from which the warps take their windows after their
+ * first, so that none idles while others hold several long windows. */
 constexpr int kNoPatch = kFaceNoPatch;
 CudaStatus launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
-    const WindowList & in, int first, int patch_from, const RectList & faces, const LaunchPolicy & policy,
-    cudaStream_t stream, const HookContext & hc);
+    const WindowList & in, int first, int patch_from, const RectList & faces, uint32_t *queue,
+    const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc);
 
 /* The device grouping's scratch: CUB's sort storage, each window's
  * rectangle, the similar pairs (their count may pass the capacity: the

@@ -55,6 +55,7 @@
  */
 #include "gstcudaflow.h"
 
+#include "gstcvcontext.h"
 #include "gstcvflowmeta.h"
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
@@ -72,6 +73,7 @@
 #include <cmath>
 #include <cstddef>
 #include <exception>
+#include <utility>
 #include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_flow_debug);
@@ -379,6 +381,9 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   const bool dense = s.mode == GST_CUDA_FLOW_MODE_DENSE;
   const bool color = s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR;
   st.pending.begin_gpu_frame (gst_cv_base_filter_holds_results (base));
+  /* the results blocks that leave in the metas keep the context alive */
+  if (!st.session.has_block_memory ())
+    st.session.set_block_memory (gst_cv_context_pinned_memory (gst_cv_base_filter_context (base)));
 
   /* Everything the frame needs from the GPU is queued, in stream order:
    * the frame copy and level 0 (one kernel), (sparse) the detection for
@@ -564,7 +569,7 @@ gst_cuda_flow_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   return GST_FLOW_OK;
 }
 
-/* GstCvFlowVector is FlowVector's layout: the results slot (pinned host
+/* GstCvFlowVector is FlowVector's layout: the results block (pinned host
  * memory the GPU writes) goes into the meta as it is. */
 static_assert (sizeof (GstCvFlowVector) == sizeof (cudavision::FlowVector), "flow vector layout");
 static_assert (offsetof (GstCvFlowVector, prev_x) == offsetof (cudavision::FlowVector, prev_x) &&
@@ -573,6 +578,20 @@ static_assert (offsetof (GstCvFlowVector, prev_x) == offsetof (cudavision::FlowV
         offsetof (GstCvFlowVector, y) == offsetof (cudavision::FlowVector, y) &&
         offsetof (GstCvFlowVector, status) == offsetof (cudavision::FlowVector, status),
     "flow vector layout");
+
+/* The vectors into `outbuf`'s meta: the GPU's block itself when there is
+ * one (the meta gives it back to the pool when freed), else a copy (CPU
+ * backend, or the pool had no block left). */
+static GstCvFlowMeta *
+add_flow_meta (GstBuffer * outbuf, const cudavision::FlowVector * v, size_t n, cudavision::HostBlockPtr block)
+{
+  const GstCvFlowVector *gv = reinterpret_cast<const GstCvFlowVector *> (v);
+  if (!block || n == 0)
+    return gst_buffer_add_cv_flow_meta (outbuf, gv, (guint) n);
+  /* the meta is now the block's only holder: no one writes it any more */
+  return gst_buffer_add_cv_flow_meta_full (outbuf, const_cast<GstCvFlowVector *> (gv), (guint) n,
+      cudavision::host_block_release, block.release ());
+}
 
 /* The oldest pending frame's vectors onto its output buffer (which
  * process_gpu does not see: it gets a staging frame at system-memory
@@ -587,22 +606,25 @@ gst_cuda_flow_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, GstBuffer
     return GST_FLOW_ERROR;
   const cudavision::FlowVector *v = frame.cpu.data ();
   size_t n = frame.cpu.size ();
+  cudavision::HostBlockPtr block;
   if (frame.slot >= 0) {
     const cudavision::FlowResultsHeader *head = nullptr;
-    GstFlowReturn ret = gst_cv_base_filter_check (base, st.session.results (frame.slot, &head, &v), "flow results");
+    GstFlowReturn ret = gst_cv_base_filter_check (base, st.session.results (frame.slot, &head, &v, &block),
+        "flow results");
     if (ret != GST_FLOW_OK)
       return ret;
     n = head->count;
   }
-  GstCvFlowMeta *m = gst_buffer_add_cv_flow_meta (outbuf, reinterpret_cast<const GstCvFlowVector *> (v), (guint) n);
+  /* before the meta, which may free the vectors if it cannot be added */
+  if (snapshot (self).post_messages)
+    post_flow_message (self, inbuf, v, n);
+  GstCvFlowMeta *m = add_flow_meta (outbuf, v, n, std::move (block));
   if (m && frame.grid_step > 0 && n > 0) {
     const GstVideoInfo *info = gst_cv_base_filter_in_info (base);
     m->grid_step = (guint) frame.grid_step;
     m->grid_cols = (guint) cudavision::flow_grid_cols (GST_VIDEO_INFO_WIDTH (info), frame.grid_step);
     m->grid_rows = (guint) cudavision::flow_grid_rows (GST_VIDEO_INFO_HEIGHT (info), frame.grid_step);
   }
-  if (snapshot (self).post_messages)
-    post_flow_message (self, inbuf, v, n);
   return GST_FLOW_OK;
 }
 

@@ -1251,6 +1251,12 @@ gst_cv_base_filter_stream (GstCvBaseFilter * self)
   return p->stream ? p->stream->get () : nullptr;
 }
 
+GstCudaContext *
+gst_cv_base_filter_context (GstCvBaseFilter * self)
+{
+  return priv (self)->context;
+}
+
 const cudavision::LaunchPolicy &
 gst_cv_base_filter_policy (GstCvBaseFilter * self)
 {

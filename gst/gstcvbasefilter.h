@@ -99,6 +99,8 @@ void gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class
 /* TRUE when the element runs on the GPU (known after start()). */
 gboolean gst_cv_base_filter_on_gpu (GstCvBaseFilter * self);
 cudaStream_t gst_cv_base_filter_stream (GstCvBaseFilter * self);
+/* The element's CUDA context (transfer none; NULL on the CPU backend). */
+GstCudaContext *gst_cv_base_filter_context (GstCvBaseFilter * self);
 const cudavision::LaunchPolicy & gst_cv_base_filter_policy (GstCvBaseFilter * self);
 const GstVideoInfo *gst_cv_base_filter_in_info (GstCvBaseFilter * self);
 const GstVideoInfo *gst_cv_base_filter_out_info (GstCvBaseFilter * self);

@@ -13,6 +13,10 @@
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
 
+#include "../cuda/common/host_block_pool.h"
+
+#include <memory>
+
 /* TRUE when libcuda could be loaded: no gstcuda call that touches the
  * driver may be made otherwise (it asserts). Cached after the first call. */
 gboolean gst_cv_cuda_available (void);
@@ -33,3 +37,10 @@ public:
 private:
   bool pushed_;
 };
+
+/* Page-locked blocks in `ctx` (a HostBlockPool's memory): they are
+ * allocated and freed with it pushed, whatever the thread (a meta holding
+ * one is freed wherever the buffer dies), and it stays alive, through a
+ * reference, as long as the memory does (the pool keeps it until its last
+ * block is freed, the element perhaps long gone). */
+std::shared_ptr<cudavision::HostBlockMemory> gst_cv_context_pinned_memory (GstCudaContext * ctx);

@@ -30,8 +30,10 @@
  *  3. FlowSession (cudaflow's state): the point lists stay on the device,
  *     their length too (a detection's count never reaches the host before
  *     the tracking that uses it); a frame's results are written by one
- *     kernel straight into pinned host memory, one slot per frame parity,
- *     as the GstCvFlowMeta vectors, and an event says when they are there.
+ *     kernel straight into pinned host memory as the GstCvFlowMeta vectors:
+ *     a block of a HostBlockPool per frame, which the meta then holds
+ *     without a copy (the header: one slot per frame parity), and an event
+ *     says when they are there.
  *     The pyramid's upper levels, the tracking and that copy are replayed
  *     from captured graphs (captured_graphs.h): one launch a frame.
  *
@@ -41,6 +43,7 @@
 #include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
+#include "../common/host_block_pool.h"
 #include "flow_params.h"
 #include "../gray/gray.h"     /* LumaCopyArgs: level 0 is cudagray's kernel */
 #include "../harris/harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
@@ -49,6 +52,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace cudavision {
@@ -63,6 +67,11 @@ const KernelTraits & flow_draw_traits ();  /* one thread per point */
 /* Where the input kernel (luma_and_copy's) finds the frame (and the
  * copy), when it reads them on the device (FlowPyramid::build_input_from). */
 using FlowInputArgs = LumaCopyArgs;
+
+/* FlowSession's results blocks outstanding at most (the frames in flight
+ * and their metas downstream); beyond, a frame's vectors are written into
+ * its slot and the meta copies them. */
+constexpr size_t kFlowResultBlocks = 16;
 
 /* A frame's pyramid on the device: levels 0..levels()-1 of GRAY8 and
  * their Scharr derivatives (pack_deriv's int16 pairs, 4 bytes a pixel).
@@ -155,7 +164,8 @@ CudaStatus flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *pr
     const uint32_t *count = nullptr);
 
 /* What a frame's results slot (host memory) starts with; the vectors
- * (FlowVector, the layout of GstCvFlowVector) follow. */
+ * (FlowVector, the layout of GstCvFlowVector) are in a block of their own
+ * (FlowSession::results), or follow when the pool had none left. */
 struct FlowResultsHeader {
   uint32_t count;   /* vectors that follow */
   uint32_t tracked; /* sparse: of them, status 1 */
@@ -168,7 +178,11 @@ struct FlowResultsHeader {
  * the current frame, the tracked points (positions, alive flags and their
  * number, kept on the device from frame to frame), and the results of the
  * last two frames in pinned host memory (one slot per frame parity, so that
- * a held frame's results survive the next frame's tracking).
+ * a held frame's results survive the next frame's tracking): the header in
+ * the slot, the vectors in a block of a HostBlockPool that results () can
+ * hand over (the meta keeps it, so no later frame writes it), else in the
+ * slot. The graph reads the block's address from the frame's arguments,
+ * so one graph serves whichever block a frame gets.
  *
  * A frame: push_frame, then (sparse) set_points to replace the points,
  * then enqueue_sparse or enqueue_dense, draw / color; results (slot) waits
@@ -213,9 +227,21 @@ public:
   CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
 
   /* Waits for `slot`'s results (no CUDA call when the GPU has written
-   * them: FlowResultsHeader::done); `head` and `vectors` stay valid until
-   * the slot's next enqueue. */
-  CudaStatus results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors);
+   * them: FlowResultsHeader::done); `head` stays valid until the slot's
+   * next enqueue, `vectors` too unless `block` takes them: then *block is
+   * the block `vectors` is in, now the caller's (it goes back to the pool
+   * when released, from any thread, even after release ()), or null when
+   * the vectors are in the slot (no block was left: copy them). Once the
+   * block is taken, later calls for the slot give no vectors (null). */
+  CudaStatus results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors,
+      HostBlockPtr * block = nullptr);
+  /* Where results blocks come from (by default PinnedHostMemory in the
+   * context current at each call): the element's keeps its CUDA context
+   * alive and current while a block exists. Set it before the first
+   * enqueue (the pool is made then), and again after release (), which
+   * forgets it. */
+  void set_block_memory (std::shared_ptr<HostBlockMemory> memory) { block_memory_ = std::move (memory); }
+  bool has_block_memory () const { return block_memory_ != nullptr; }
 
   /* enqueue_*, then results into `out`. */
   CudaStatus track_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
@@ -242,6 +268,9 @@ private:
    * launched here directly (or needs nothing). */
   CudaStatus begin_slot (int slot, size_t vectors, cudaStream_t stream);
   CudaStatus input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_t stream, bool * in_graph);
+  /* Where the frame in `slot` gets its vectors (a block of the pool, else
+   * the slot), written into its FlowFrameArgs for the graph to read. */
+  void target_vectors (int slot, size_t vectors);
   /* The graph's launches after the tracking: the results' done word and
    * the slot's event. */
   CudaStatus finish_slot (int slot, cudaStream_t stream);
@@ -269,8 +298,15 @@ private:
   CornerInput input_;
   Image8 copy_;
   bool has_copy_ = false;
-  PinnedBuffer args_;           /* FlowInputArgs a slot, written by the host */
-  DeviceBuffer dargs_;          /* their copy on the device, read by the input kernel */
+  /* What a frame's graph reads from memory, not from its nodes (so that
+   * one graph serves every frame): the frame's pointers and where its
+   * vectors go. */
+  struct FrameArgs {
+    FlowInputArgs input;
+    FlowVector *vectors;
+  };
+  PinnedBuffer args_;           /* FrameArgs a slot, written by the host */
+  DeviceBuffer dargs_;          /* their copy on the device, read by the kernels */
   /* Two point lists (x y pairs) with a flag byte per point and their
    * lengths (counts_[i], device): the list to track is in_ (flags:
    * alive); a track writes the other one (flags: status) and makes it the
@@ -281,9 +317,14 @@ private:
   bool has_points_ = false;     /* set_points since the last reset */
   int last_prev_ = 0, last_next_ = 1, last_n_ = 0; /* the last enqueue's lists, their size bound */
   const uint32_t *last_count_ = nullptr;          /* and its device count (sparse) */
-  /* results: a slot per frame parity, header then vectors; its event */
+  /* results: a slot per frame parity, header then room for the vectors
+   * (used when the pool has no block); its event; the frame's block */
   PinnedBuffer slots_[2];
   size_t slot_capacity_[2] = { 0, 0 };
+  HostBlockPtr block_[2];
+  const FlowVector *vectors_[2] = { nullptr, nullptr }; /* the frame's, null once taken */
+  std::shared_ptr<HostBlockMemory> block_memory_;
+  std::shared_ptr<HostBlockPool> pool_;
   Event done_[2];
   bool done_recorded_[2] = { false, false };
   /* set_points from the host: the list staged in pinned memory */

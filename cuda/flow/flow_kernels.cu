@@ -165,12 +165,15 @@ constexpr int kPublishThreads = 1024;
 
 /* Sparse: the results of the points alive before the tracking, in list
  * order, into host memory (one block: the order is a block-wide prefix
- * sum, chunk after chunk), then the header. `n` bounds the device count. */
+ * sum, chunk after chunk), then the header. `n` bounds the device count.
+ * The vectors go to *out_at, read when the kernel runs (the frame's
+ * block: a replayed graph serves every frame). */
 __global__ void __launch_bounds__ (kPublishThreads)
 publish_sparse_kernel (const float2 *__restrict__ prev, const uint8_t *__restrict__ alive,
     const float2 *__restrict__ next, const uint8_t *__restrict__ status, const uint32_t *__restrict__ count, int n,
-    FlowResultsHeader *head, FlowVector *out)
+    FlowResultsHeader *head, FlowVector *const *out_at)
 {
+  FlowVector *out = *out_at;
   using Scan = cub::BlockScan<int, kPublishThreads>;
   __shared__ typename Scan::TempStorage temp;
   const int listed = (int) min ((uint32_t) n, *count);
@@ -193,11 +196,12 @@ publish_sparse_kernel (const float2 *__restrict__ prev, const uint8_t *__restric
   }
 }
 
-/* Dense: every grid point, in raster order. */
+/* Dense: every grid point, in raster order (to *out_at, as above). */
 __global__ void
 publish_dense_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ next,
-    const uint8_t *__restrict__ status, int n, FlowResultsHeader *head, FlowVector *out)
+    const uint8_t *__restrict__ status, int n, FlowResultsHeader *head, FlowVector *const *out_at)
 {
+  FlowVector *out = *out_at;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     put_vector (out + i, prev[i], next[i], status[i]);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -573,9 +577,9 @@ FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
   if (s.ok ())
     s = ensure_slot (slot, vectors);
   if (s.ok () && !args_.get ())
-    s = args_.allocate (2 * sizeof (FlowInputArgs));
+    s = args_.allocate (2 * sizeof (FrameArgs));
   if (s.ok () && !dargs_.get ())
-    s = dargs_.allocate (2 * sizeof (FlowInputArgs));
+    s = dargs_.allocate (2 * sizeof (FrameArgs));
   if (!s.ok ())
     return s;
   (void) stream;
@@ -585,7 +589,27 @@ FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
   if (done_recorded_[slot] && *reinterpret_cast<volatile uint32_t *> (&head->done) != 1)
     CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
   *reinterpret_cast<volatile uint32_t *> (&head->done) = 0;
+  target_vectors (slot, vectors);
   return {};
+}
+
+void
+FlowSession::target_vectors (int slot, size_t vectors)
+{
+  /* the frame two before's block, if nobody took it: the GPU is done
+   * with it (begin_slot waited), back to the pool */
+  block_[slot].reset ();
+  if (!pool_)
+    pool_ = HostBlockPool::create (kFlowResultBlocks,
+        block_memory_ ? block_memory_ : std::make_shared<PinnedHostMemory> ());
+  /* none (all out, or the allocation failed): the slot, and a copy */
+  if (vectors > 0 && !pool_->acquire (vectors * sizeof (FlowVector), &block_[slot]).ok ())
+    block_[slot].reset ();
+  FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
+  FlowVector *dst = block_[slot] ? static_cast<FlowVector *> (block_[slot]->data)
+                                 : reinterpret_cast<FlowVector *> (head + 1);
+  static_cast<FrameArgs *> (args_.get ())[slot].vectors = dst;
+  vectors_[slot] = dst;
 }
 
 CudaStatus
@@ -598,7 +622,7 @@ FlowSession::input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_
   const Image8 *copy = has_copy_ ? &copy_ : nullptr;
   if (!policy.replays_allowed () || !FlowPyramid::input_vectorizable (input_, copy))
     return pyr_[cur_].build_input (input_, copy, policy, stream);
-  FlowInputArgs *a = static_cast<FlowInputArgs *> (args_.get ()) + slot;
+  FlowInputArgs *a = &static_cast<FrameArgs *> (args_.get ())[slot].input;
   *a = { input_.image.data, input_.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
   *in_graph = true;
   return {};
@@ -717,12 +741,14 @@ FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool lev
   CapturedGraphs::Key key;
   key.add (k);
   return graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    /* the frame's pointers and its vectors' destination, from the pinned
+     * block begin_slot and input_for_graph wrote */
+    FrameArgs *dargs = dargs_.as<FrameArgs> () + slot;
+    CV_CUDA_TRY (cudaMemcpyAsync (dargs, static_cast<FrameArgs *> (args_.get ()) + slot, sizeof (FrameArgs),
+        cudaMemcpyHostToDevice, st));
     if (input) {
-      /* the frame's pointers, from the pinned block input_for_graph wrote */
-      CV_CUDA_TRY (cudaMemcpyAsync (dargs_.as<FlowInputArgs> () + slot,
-          static_cast<FlowInputArgs *> (args_.get ()) + slot, sizeof (FlowInputArgs), cudaMemcpyHostToDevice, st));
-      const CudaStatus r = pyr_[cur_].build_input_from (dargs_.as<FlowInputArgs> () + slot, input_.gray,
-          input_.layout, has_copy_, policy, st);
+      const CudaStatus r = pyr_[cur_].build_input_from (&dargs->input, input_.gray, input_.layout, has_copy_,
+          policy, st);
       if (!r.ok ())
         return r;
     }
@@ -749,7 +775,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
     return s;
   const int from = in_, to = 1 - in_;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
-  FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
+  FlowVector *const *vectors = &(dargs_.as<FrameArgs> () + slot)->vectors;
   uint32_t *counts = counts_.as<uint32_t> ();
 
   /* The frame's launches as one graph (captured_graphs.h), keyed by all
@@ -805,7 +831,7 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   if (!s.ok ())
     return s;
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
-  FlowVector *vectors = reinterpret_cast<FlowVector *> (head + 1);
+  FlowVector *const *vectors = &(dargs_.as<FrameArgs> () + slot)->vectors;
 
   FrameKey k = frame_key (1, p, slot, input, levels);
   k.step = step;
@@ -834,10 +860,12 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
 }
 
 CudaStatus
-FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors)
+FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVector ** vectors, HostBlockPtr * block)
 {
   *head = nullptr;
   *vectors = nullptr;
+  if (block)
+    block->reset ();
   if (slot < 0 || slot > 1 || !done_recorded_[slot])
     return { cudaErrorInvalidValue, "flow: no results in that slot" };
   const FlowResultsHeader *h = static_cast<const FlowResultsHeader *> (slots_[slot].get ());
@@ -847,7 +875,12 @@ FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVecto
   else
     CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
   *head = h;
-  *vectors = reinterpret_cast<const FlowVector *> (*head + 1);
+  *vectors = vectors_[slot];
+  if (block) {
+    *block = std::move (block_[slot]);
+    if (*block)
+      vectors_[slot] = nullptr; /* the caller's now */
+  }
   return {};
 }
 
@@ -859,6 +892,8 @@ FlowSession::collect (int slot, std::vector<FlowVector> * out)
   CudaStatus s = results (slot, &head, &v);
   if (!s.ok ())
     return s;
+  if (!v && head->count > 0)
+    return { cudaErrorInvalidValue, "flow: the slot's vectors were taken" };
   out->assign (v, v + head->count);
   return {};
 }
@@ -911,6 +946,15 @@ FlowSession::release ()
     cudaEventSynchronize (staged_done_.get ());
   pyr_[0].release ();
   pyr_[1].release ();
+  /* blocks out (in metas downstream) come back later, to a closed pool */
+  if (pool_)
+    pool_->close ();
+  for (int i = 0; i < 2; i++) {
+    block_[i].reset ();
+    vectors_[i] = nullptr;
+  }
+  pool_.reset ();
+  block_memory_.reset ();
   for (int i = 0; i < 2; i++) {
     pts_[i].reset ();
     flags_[i].reset ();

@@ -7,7 +7,8 @@
  *    endpoint error <= 0.1 px, status agreement >= 98%) on the basketball
  *    pair, synthetic shifts, small rotations and the dense grid; sub-pixel
  *    translations against the true motion (median <= 0.05 px); every
- *    block-sizing mode identical; the session's point lists;
+ *    block-sizing mode identical; the session's point lists, and its
+ *    results blocks (a frame's vectors stay its own after later frames);
  *  - the element: the same through GStreamer, colour input, drawing and
  *    flow colours against the CPU backend's functions, resets, device
  *    memory out with the meta, and a device-memory chain from cudagray.
@@ -24,6 +25,9 @@
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
+
+#include <cstring>
+#include <string>
 
 using namespace cvtest;
 using cudavision::FlowParams;
@@ -303,6 +307,67 @@ TEST_F (FlowDevice, SessionFollowsPoints)
   ASSERT_TRUE (s.track_sparse (p, pol, stream.get (), &r12).ok ());
   EXPECT_TRUE (r12.empty ());
   s.release ();
+}
+
+/* A frame's vectors in a block of their own, taken by the caller (as the
+ * element's meta does): later frames never write it; once
+ * kFlowResultBlocks are out, frames write their slot (no block: the caller
+ * copies); blocks given back after release () are freed. */
+TEST_F (FlowDevice, SessionResultBlocksOutliveLaterFrames)
+{
+  const cv::Mat & b1 = basketball (1);
+  const auto pol = policy ();
+  const FlowParams p;
+  const int step = 16, frames = (int) cudavision::kFlowResultBlocks + 4;
+  cudavision::FlowSession s;
+  std::vector<cv::Mat> in;
+  std::vector<cudavision::DeviceBuffer> dev ((size_t) frames + 1);
+  std::vector<cudavision::HostBlockPtr> held;
+  std::vector<std::vector<FlowVector>> at_once; /* each frame's vectors when it was done */
+  for (int i = 0; i <= frames; i++) {
+    in.push_back (i == 0 ? b1 : shifted (b1, 0.3 * i, -0.2 * (i % 4)));
+    cudavision::CudaStatus st = s.push_frame ({ upload (in.back (), dev[(size_t) i]), true }, p, pol, stream.get ());
+    ASSERT_TRUE (st.ok ()) << st.message ();
+    st = s.enqueue_dense (step, p, pol, stream.get ());
+    ASSERT_TRUE (st.ok ()) << st.message ();
+    const cudavision::FlowResultsHeader *head = nullptr;
+    const FlowVector *v = nullptr;
+    cudavision::HostBlockPtr block;
+    st = s.results (s.frame_slot (), &head, &v, &block);
+    ASSERT_TRUE (st.ok ()) << st.message ();
+    if (i == 0) {
+      EXPECT_EQ (head->count, 0u) << "no previous frame";
+      continue;
+    }
+    ASSERT_NE (v, nullptr);
+    if (block) {
+      EXPECT_EQ (static_cast<const void *> (v), block->data);
+      EXPECT_GE (block->bytes, head->count * sizeof (FlowVector));
+    }
+    at_once.emplace_back (v, v + head->count);
+    held.push_back (std::move (block));
+    /* taken: the slot has no vectors left to give */
+    const FlowVector *again = nullptr;
+    ASSERT_TRUE (s.results (s.frame_slot (), &head, &again).ok ());
+    EXPECT_EQ (again, held.back () ? nullptr : v);
+  }
+  ASSERT_EQ (held.size (), (size_t) frames);
+  for (int i = 0; i < frames; i++) {
+    SCOPED_TRACE ("frame " + std::to_string (i + 1));
+    EXPECT_EQ (held[(size_t) i] != nullptr, (size_t) i < cudavision::kFlowResultBlocks);
+    EXPECT_EQ (diff_vectors (at_once[(size_t) i],
+                   clipped (model_lk (in[(size_t) i], in[(size_t) i + 1], grid_points (b1.cols, b1.rows, step), p),
+                       b1.cols, b1.rows)),
+        "");
+    if (!held[(size_t) i])
+      continue;
+    /* the block still holds its frame's vectors, bit for bit */
+    const size_t bytes = at_once[(size_t) i].size () * sizeof (FlowVector);
+    EXPECT_EQ (std::memcmp (held[(size_t) i]->data, at_once[(size_t) i].data (), bytes), 0);
+  }
+  /* the session goes first; the blocks come back to a closed pool */
+  s.release ();
+  held.clear ();
 }
 
 /* --------------------------------------------------------- the element */

@@ -7,7 +7,10 @@
  * frame shows. cudaflow's sparse mode also decides when to detect again
  * from each frame's tracked count: the frames below make it detect after
  * some frames and not after others (noise every third frame loses the
- * points). Skips (exit 77) without a CUDA device. */
+ * points). cudaflow's metas hold the vectors the GPU wrote, without a
+ * copy: a run that keeps every output buffer and reads the metas only
+ * once the pipeline is gone finds them as a run that reads each at once.
+ * Skips (exit 77) without a CUDA device. */
 #include "../common/face_inputs.h"
 #include "../common/gst_frames.h"
 #include "gstcvflowmeta.h"
@@ -99,11 +102,14 @@ make_frames ()
  * device frames ! appsink, pushing the frames one at a time, then EOS.
  * `latency` gets the element's answer to a latency query while playing,
  * `out_when_pushed` the count of frames out once each frame was in,
- * `messages` the element's messages in the order they came. */
+ * `messages` the element's messages in the order they came. With `keep`
+ * the output samples are kept and their metas read only once the
+ * pipeline is gone (the results of each frame must survive the frames
+ * after it, and the element). */
 std::vector<FrameOut>
 run (const std::string & element, const std::string & props, int latency_frames, const std::vector<cv::Mat> & in,
     GstClockTime * latency, std::vector<int> * out_when_pushed, std::vector<std::string> * messages,
-    std::string * error, const std::string & upstream)
+    std::string * error, const std::string & upstream, bool keep = false)
 {
   const std::string desc = "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (kW) +
       ",height=" + std::to_string (kH) + ",framerate=30/1 ! " + upstream + " ! " + element +
@@ -120,15 +126,20 @@ run (const std::string & element, const std::string & props, int latency_frames,
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
   std::vector<FrameOut> out;
+  std::vector<GstSample *> kept;
   auto drain = [&] (GstClockTime timeout) {
     while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), timeout)) {
       GstBuffer *b = gst_sample_get_buffer (s);
       FrameOut f;
       f.pts = GST_BUFFER_PTS (b);
-      f.results = describe_results (b, element);
+      if (!keep)
+        f.results = describe_results (b, element);
       f.pixels = buffer_to_mat (b, gst_sample_get_caps (s)).clone ();
       out.push_back (std::move (f));
-      gst_sample_unref (s);
+      if (keep)
+        kept.push_back (s);
+      else
+        gst_sample_unref (s);
       timeout = 0;
     }
   };
@@ -191,12 +202,17 @@ run (const std::string & element, const std::string & props, int latency_frames,
   gst_object_unref (sink);
   gst_object_unref (src);
   gst_object_unref (pipe);
+  for (size_t i = 0; i < kept.size (); i++) {
+    out[i].results = describe_results (gst_sample_get_buffer (kept[i]), element);
+    gst_sample_unref (kept[i]);
+  }
   return out;
 }
 
+/* `keep`: the latency-frames=1 run keeps its output (run ()). */
 void
 check_held_equals_immediate (const std::string & element, const std::string & props,
-    const std::string & upstream = "cudaharris backend=cuda max-corners=5")
+    const std::string & upstream = "cudaharris backend=cuda max-corners=5", bool keep = false)
 {
   const std::vector<cv::Mat> in = make_frames ();
   std::string err0, err1;
@@ -204,7 +220,7 @@ check_held_equals_immediate (const std::string & element, const std::string & pr
   std::vector<int> paced0, paced1;
   std::vector<std::string> msg0, msg1;
   const std::vector<FrameOut> now = run (element, props, 0, in, &lat0, &paced0, &msg0, &err0, upstream);
-  const std::vector<FrameOut> held = run (element, props, 1, in, &lat1, &paced1, &msg1, &err1, upstream);
+  const std::vector<FrameOut> held = run (element, props, 1, in, &lat1, &paced1, &msg1, &err1, upstream, keep);
   ASSERT_EQ (err0, "");
   ASSERT_EQ (err1, "");
   /* the element's messages, frame by frame (with post-messages=true) */
@@ -276,4 +292,14 @@ TEST (HeldResultsGpu, FlowDenseFramesLeaveWithTheirOwnGrid)
       "cudablur backend=cuda kernel-size=3 sigma=0.8");
   check_held_equals_immediate ("cudaflow", "mode=dense output=flow-color grid-step=16 post-messages=true",
       "cudablur backend=cuda kernel-size=3 sigma=0.8");
+}
+
+/* The metas hold the GPU's vectors without a copy: kept until the
+ * pipeline is gone, every frame's are still its own (sparse and dense). */
+TEST (HeldResultsGpu, FlowMetasOutliveLaterFramesAndTheElement)
+{
+  check_held_equals_immediate ("cudaflow", "mode=dense grid-step=12 post-messages=true",
+      "cudablur backend=cuda kernel-size=3 sigma=0.8", true);
+  check_held_equals_immediate ("cudaflow", "redetect-interval=4 post-messages=true",
+      "cudablur backend=cuda kernel-size=3 sigma=0.8", true);
 }

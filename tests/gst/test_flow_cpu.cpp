@@ -578,6 +578,34 @@ TEST (FlowCpu, TinyFrames)
   }
 }
 
+/* The two vectors of the meta tests, as a buffer copy must have them. */
+static void
+expect_test_vectors (const GstCvFlowMeta * m)
+{
+  ASSERT_NE (m, nullptr);
+  ASSERT_EQ (m->n, 2u);
+  EXPECT_EQ (m->vectors[0].x, 12.f);
+  EXPECT_EQ (m->vectors[1].prev_y, 4.f);
+  EXPECT_EQ (m->vectors[1].status, 0);
+  EXPECT_EQ (m->grid_step, 8u);
+}
+
+/* A new buffer with `b`'s flow meta through a scale from 100x100 to
+ * 50x200 (nullptr when the transform refuses). */
+static GstBuffer *
+scaled_meta (GstBuffer * b)
+{
+  GstVideoInfo in, out;
+  gst_video_info_set_format (&in, GST_VIDEO_FORMAT_GRAY8, 100, 100);
+  gst_video_info_set_format (&out, GST_VIDEO_FORMAT_GRAY8, 50, 200);
+  GstVideoMetaTransform t = { &in, &out };
+  GstBuffer *d = gst_buffer_new ();
+  GstMeta *src = (GstMeta *) gst_buffer_get_cv_flow_meta (b);
+  if (!src->info->transform_func (d, src, b, gst_video_meta_transform_scale_get_quark (), &t))
+    gst_clear_buffer (&d);
+  return d;
+}
+
 TEST (FlowCpu, MetaCopiesAndScales)
 {
   GstBuffer *b = gst_buffer_new ();
@@ -594,20 +622,10 @@ TEST (FlowCpu, MetaCopiesAndScales)
   m = gst_buffer_add_cv_flow_meta (b, v, 2);
   m->grid_step = 8;
   GstBuffer *c = gst_buffer_copy (b);
-  m = gst_buffer_get_cv_flow_meta (c);
-  ASSERT_NE (m, nullptr);
-  ASSERT_EQ (m->n, 2u);
-  EXPECT_EQ (m->vectors[0].x, 12.f);
-  EXPECT_EQ (m->vectors[1].status, 0);
-  EXPECT_EQ (m->grid_step, 8u);
+  expect_test_vectors (gst_buffer_get_cv_flow_meta (c));
 
-  GstVideoInfo in, out;
-  gst_video_info_set_format (&in, GST_VIDEO_FORMAT_GRAY8, 100, 100);
-  gst_video_info_set_format (&out, GST_VIDEO_FORMAT_GRAY8, 50, 200);
-  GstVideoMetaTransform t = { &in, &out };
-  GstBuffer *d = gst_buffer_new ();
-  GstMeta *src = (GstMeta *) gst_buffer_get_cv_flow_meta (b);
-  ASSERT_TRUE (src->info->transform_func (d, src, b, gst_video_meta_transform_scale_get_quark (), &t));
+  GstBuffer *d = scaled_meta (b);
+  ASSERT_NE (d, nullptr);
   m = gst_buffer_get_cv_flow_meta (d);
   ASSERT_NE (m, nullptr);
   EXPECT_FLOAT_EQ (m->vectors[0].prev_x, 5.f);
@@ -617,6 +635,66 @@ TEST (FlowCpu, MetaCopiesAndScales)
   gst_buffer_unref (b);
   gst_buffer_unref (c);
   gst_buffer_unref (d);
+}
+
+/* gst_buffer_add_cv_flow_meta_full's lender: how often it was told the
+ * vectors are free, and that they were not written meanwhile. */
+struct LentVectors {
+  GstCvFlowVector v[2] = { { 10, 20, 12, 19, 1 }, { 3, 4, 0, 0, 0 } };
+  int notified = 0;
+  static void notify (gpointer data) { static_cast<LentVectors *> (data)->notified++; }
+};
+
+/* The meta borrows the vectors: no copy, the lender told once when the
+ * buffer is freed or the meta replaced; copies and scales own theirs. */
+TEST (FlowCpu, MetaBorrowsVectors)
+{
+  LentVectors lent;
+  GstBuffer *b = gst_buffer_new ();
+  GstCvFlowMeta *m = gst_buffer_add_cv_flow_meta_full (b, lent.v, 2, LentVectors::notify, &lent);
+  ASSERT_NE (m, nullptr);
+  EXPECT_EQ (m->vectors, lent.v) << "the meta copied the vectors";
+  EXPECT_EQ (m->n, 2u);
+  m->grid_step = 8;
+
+  /* a copy of the buffer gets its own vectors, the lender is not told */
+  GstBuffer *c = gst_buffer_copy (b);
+  const GstCvFlowMeta *mc = gst_buffer_get_cv_flow_meta (c);
+  expect_test_vectors (mc);
+  ASSERT_NE (mc, nullptr);
+  EXPECT_NE (mc->vectors, lent.v);
+  /* so does a scaled one, and the lent vectors stay as they were */
+  GstBuffer *d = scaled_meta (b);
+  ASSERT_NE (d, nullptr);
+  EXPECT_FLOAT_EQ (gst_buffer_get_cv_flow_meta (d)->vectors[0].prev_x, 5.f);
+  EXPECT_EQ (lent.v[0].prev_x, 10.f);
+  gst_buffer_unref (d);
+  EXPECT_EQ (lent.notified, 0);
+  gst_buffer_unref (c);
+  EXPECT_EQ (lent.notified, 0);
+
+  /* replaced by another meta: told once */
+  const GstCvFlowVector own[] = { { 1, 2, 3, 4, 1 } };
+  gst_buffer_add_cv_flow_meta (b, own, 1);
+  EXPECT_EQ (lent.notified, 1);
+  gst_buffer_unref (b);
+  EXPECT_EQ (lent.notified, 1);
+
+  /* freed with the buffer: told once */
+  LentVectors again;
+  b = gst_buffer_new ();
+  ASSERT_NE (gst_buffer_add_cv_flow_meta_full (b, again.v, 2, LentVectors::notify, &again), nullptr);
+  EXPECT_EQ (again.notified, 0);
+  gst_buffer_unref (b);
+  EXPECT_EQ (again.notified, 1);
+
+  /* without a notify the meta takes the array (g_free) */
+  b = gst_buffer_new ();
+  auto *owned = (GstCvFlowVector *) g_memdup2 (lent.v, sizeof (lent.v));
+  m = gst_buffer_add_cv_flow_meta_full (b, owned, 2, nullptr, nullptr);
+  ASSERT_NE (m, nullptr);
+  EXPECT_EQ (m->vectors, owned);
+  gst_buffer_unref (b);
 }
 
 TEST (FlowCpu, Properties)

@@ -31,6 +31,8 @@ gst_cv_flow_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   m->n = 0;
   m->vectors = NULL;
   m->grid_step = m->grid_cols = m->grid_rows = 0;
+  m->notify = NULL;
+  m->user_data = NULL;
   return TRUE;
 }
 
@@ -38,7 +40,12 @@ static void
 gst_cv_flow_meta_free (GstMeta * meta, GstBuffer * buffer)
 {
   GstCvFlowMeta *m = (GstCvFlowMeta *) meta;
-  g_free (m->vectors);
+  if (m->notify)
+    m->notify (m->user_data);
+  else
+    g_free (m->vectors);
+  m->notify = NULL;
+  m->user_data = NULL;
   m->vectors = NULL;
   m->n = 0;
 }
@@ -55,7 +62,8 @@ copy_to (GstBuffer * dest, const GstCvFlowMeta * src)
   return d;
 }
 
-/* Copies keep the vectors; a scale maps both ends into the new frame size
+/* Copies keep the vectors (in an array of their own, even when the source
+ * borrows its vectors: gst_buffer_add_cv_flow_meta copies); a scale maps both ends into the new frame size
  * (the grid fields then describe the source frame's grid); any other
  * transform is refused so no wrong points leak. */
 static gboolean
@@ -116,6 +124,17 @@ gst_buffer_get_cv_flow_meta (GstBuffer * buffer)
   return (GstCvFlowMeta *) gst_buffer_get_meta (buffer, GST_CV_FLOW_META_API_TYPE);
 }
 
+/* A new, empty flow meta on @buffer, in place of the one it carried (a
+ * buffer carries at most one). */
+static GstCvFlowMeta *
+replace_meta (GstBuffer * buffer)
+{
+  GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buffer);
+  if (m)
+    gst_buffer_remove_meta (buffer, (GstMeta *) m);
+  return (GstCvFlowMeta *) gst_buffer_add_meta (buffer, GST_CV_FLOW_META_INFO, NULL);
+}
+
 /**
  * gst_buffer_add_cv_flow_meta:
  * @buffer: a writable #GstBuffer
@@ -132,14 +151,52 @@ gst_buffer_add_cv_flow_meta (GstBuffer * buffer, const GstCvFlowVector * vectors
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (vectors != NULL || n == 0, NULL);
-  GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buffer);
-  if (m)
-    gst_buffer_remove_meta (buffer, (GstMeta *) m);
-  m = (GstCvFlowMeta *) gst_buffer_add_meta (buffer, GST_CV_FLOW_META_INFO, NULL);
+  GstCvFlowMeta *m = replace_meta (buffer);
   if (!m)
     return NULL;
   m->n = n;
   m->vectors = n ? (GstCvFlowVector *) g_memdup2 (vectors, (gsize) n * sizeof (GstCvFlowVector)) : NULL;
+  return m;
+}
+
+/**
+ * gst_buffer_add_cv_flow_meta_full: (skip)
+ * @buffer: a writable #GstBuffer
+ * @vectors: (array length=n) (nullable): the vectors, lent to the meta
+ * @n: number of vectors, may be 0
+ * @notify: (nullable): called with @user_data when the meta no longer
+ *     needs @vectors
+ * @user_data: what @notify gets
+ *
+ * Like gst_buffer_add_cv_flow_meta (), without copying: the meta points at
+ * @vectors, which must stay valid (and be written by no one else) until
+ * @notify (@user_data) is called, once, when the meta is freed (with the
+ * buffer, or replaced by another flow meta). If the meta cannot be added,
+ * @notify is called before this returns. Copies of the buffer get a copy
+ * of the vectors. For producers whose vectors already are in memory of
+ * their own per frame (cudaflow: the page-locked block the GPU wrote);
+ * with @notify %NULL the meta takes @vectors and g_free ()s it.
+ *
+ * Returns: (transfer none) (nullable): the meta, or %NULL on failure
+ */
+GstCvFlowMeta *
+gst_buffer_add_cv_flow_meta_full (GstBuffer * buffer, GstCvFlowVector * vectors, guint n, GDestroyNotify notify,
+    gpointer user_data)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (vectors != NULL || n == 0, NULL);
+  GstCvFlowMeta *m = replace_meta (buffer);
+  if (!m) {
+    if (notify)
+      notify (user_data);
+    else
+      g_free (vectors);
+    return NULL;
+  }
+  m->n = n;
+  m->vectors = vectors;
+  m->notify = notify;
+  m->user_data = user_data;
   return m;
 }
 

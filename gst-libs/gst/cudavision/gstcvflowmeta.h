@@ -16,7 +16,9 @@
  * The meta is tagged "video", "size" and "orientation": elements keeping
  * the frame geometry copy it; scalers announcing
  * GST_VIDEO_META_TRANSFORM_IS_SCALE get the points scaled; others drop it.
- * Buffer copies copy it. */
+ * Buffer copies copy it, vectors included: a producer may lend the
+ * meta its vectors (gst_buffer_add_cv_flow_meta_full (), what cudaflow
+ * does with the array the GPU wrote), but a copy always owns its own. */
 #pragma once
 
 #include <gst/cudavision/cudavision-prelude.h>
@@ -53,9 +55,10 @@ typedef struct _GstCvFlowMeta GstCvFlowMeta;
  * GstCvFlowMeta:
  * @meta: the parent #GstMeta
  * @n: number of vectors
- * @vectors: (array length=n): the vectors; owned by the meta (PyGObject
- *     cannot read an array field sized by another field: use
- *     gst_cv_flow_meta_get_vectors ())
+ * @vectors: (array length=n): the vectors; owned by the meta, or lent to
+ *     it until it is freed (gst_buffer_add_cv_flow_meta_full ()); either
+ *     way valid as long as the meta (PyGObject cannot read an array field
+ *     sized by another field: use gst_cv_flow_meta_get_vectors ())
  * @grid_step: dense mode: the grid's cell size in pixels; 0 in sparse mode
  * @grid_cols: dense mode: cells across (n = grid_cols * grid_rows)
  * @grid_rows: dense mode: cells down
@@ -78,6 +81,10 @@ struct _GstCvFlowMeta {
   guint grid_step;
   guint grid_cols;
   guint grid_rows;
+
+  /*< private >*/
+  GDestroyNotify notify; /* frees @vectors when set, else g_free () does */
+  gpointer user_data;
 };
 
 GST_CUDA_VISION_API
@@ -93,6 +100,10 @@ GstCvFlowMeta *gst_buffer_get_cv_flow_meta (GstBuffer * buffer);
 
 GST_CUDA_VISION_API
 GstCvFlowMeta *gst_buffer_add_cv_flow_meta (GstBuffer * buffer, const GstCvFlowVector * vectors, guint n);
+
+GST_CUDA_VISION_API
+GstCvFlowMeta *gst_buffer_add_cv_flow_meta_full (GstBuffer * buffer, GstCvFlowVector * vectors, guint n,
+    GDestroyNotify notify, gpointer user_data);
 
 GST_CUDA_VISION_API
 const GstCvFlowVector *gst_cv_flow_meta_get_vectors (const GstCvFlowMeta * meta, guint * n);

@@ -163,7 +163,7 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
    * a window's stages take from a few to hundreds of weak classifiers, and
    * with the grid stride the wave's slowest warps held several long windows
    * while the others idled (facedetect.deep at 640x480 on the LFW mosaic:
-   * 224 -> 151 us, H100, docs/PERFORMANCE.md). The next windows are asked
+   * 224 -> 159 us, H100, docs/PERFORMANCE.md). The next windows are asked
    * for as the current ones start, so the atomic's round trip hides behind
    * their stages. A warp runs until none of its groups has a window. */
   auto window = [&] (unsigned i) {

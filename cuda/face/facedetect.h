@@ -109,7 +109,7 @@ public:
     /* facedetect.deep: the warps take their windows from a queue (a
      * counter) after their first, instead of by the grid's stride
      * (face_cascade.cu's list_kernel). Measured on an H100 and an H200
-     * (docs/PERFORMANCE.md): 224 -> 151 us at 640x480 on the LFW mosaic,
+     * (docs/PERFORMANCE.md): 224 -> 159 us at 640x480 on the LFW mosaic,
      * faster or equal on every input and size; the same queue in the
      * rounds changed nothing (89-90 us either way), so they keep the
      * stride. */

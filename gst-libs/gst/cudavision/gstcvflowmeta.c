@@ -63,9 +63,10 @@ copy_to (GstBuffer * dest, const GstCvFlowMeta * src)
 }
 
 /* Copies keep the vectors (in an array of their own, even when the source
- * borrows its vectors: gst_buffer_add_cv_flow_meta copies); a scale maps both ends into the new frame size
- * (the grid fields then describe the source frame's grid); any other
- * transform is refused so no wrong points leak. */
+ * borrows its vectors: gst_buffer_add_cv_flow_meta copies); a scale maps
+ * both ends into the new frame size (the grid fields then describe the
+ * source frame's grid); any other transform is refused so no wrong points
+ * leak. */
 static gboolean
 gst_cv_flow_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer, GQuark type, gpointer data)
 {

@@ -350,4 +350,17 @@ pull_all (const std::string & description, int timeout_s)
   return pull_frames (description, timeout_s, shared_context ());
 }
 
+GstBuffer *
+scaled_meta_buffer (GstBuffer * b, GstMeta * meta, cv::Size from, cv::Size to)
+{
+  GstVideoInfo in, out;
+  gst_video_info_set_format (&in, GST_VIDEO_FORMAT_GRAY8, from.width, from.height);
+  gst_video_info_set_format (&out, GST_VIDEO_FORMAT_GRAY8, to.width, to.height);
+  GstVideoMetaTransform t = { &in, &out };
+  GstBuffer *d = gst_buffer_new ();
+  if (!meta->info->transform_func (d, meta, b, gst_video_meta_transform_scale_get_quark (), &t))
+    gst_clear_buffer (&d);
+  return d;
+}
+
 }  // namespace cvtest

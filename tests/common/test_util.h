@@ -36,6 +36,11 @@ cv::Mat expected_gray (const cv::Mat & rgb, GstVideoFormat format);
 /* GRAY8 / RGBA frames to and from buffers with default strides. */
 GstBuffer *mat_to_buffer (const cv::Mat & m, GstVideoFormat format);
 
+/* A new buffer holding `meta` (one of `b`'s) through its transform for a
+ * scale of GRAY8 frames from `from` to `to` (videoscale's); nullptr when
+ * the transform refuses. */
+GstBuffer *scaled_meta_buffer (GstBuffer * b, GstMeta * meta, cv::Size from, cv::Size to);
+
 std::string caps_string (GstVideoFormat format, int width, int height, const char *feature = nullptr);
 
 /* GRAY8 of an RGB image (cv::cvtColor). */

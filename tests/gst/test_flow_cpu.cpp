@@ -595,15 +595,7 @@ expect_test_vectors (const GstCvFlowMeta * m)
 static GstBuffer *
 scaled_meta (GstBuffer * b)
 {
-  GstVideoInfo in, out;
-  gst_video_info_set_format (&in, GST_VIDEO_FORMAT_GRAY8, 100, 100);
-  gst_video_info_set_format (&out, GST_VIDEO_FORMAT_GRAY8, 50, 200);
-  GstVideoMetaTransform t = { &in, &out };
-  GstBuffer *d = gst_buffer_new ();
-  GstMeta *src = (GstMeta *) gst_buffer_get_cv_flow_meta (b);
-  if (!src->info->transform_func (d, src, b, gst_video_meta_transform_scale_get_quark (), &t))
-    gst_clear_buffer (&d);
-  return d;
+  return scaled_meta_buffer (b, (GstMeta *) gst_buffer_get_cv_flow_meta (b), { 100, 100 }, { 50, 200 });
 }
 
 TEST (FlowCpu, MetaCopiesAndScales)

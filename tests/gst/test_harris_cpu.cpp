@@ -209,13 +209,8 @@ TEST (HarrisCpu, MetaCopiesAndScales)
   EXPECT_EQ (m->points[1].x, 3.f);
   EXPECT_EQ (m->points[0].score, 0.5f);
 
-  GstVideoInfo in, out;
-  gst_video_info_set_format (&in, GST_VIDEO_FORMAT_GRAY8, 100, 100);
-  gst_video_info_set_format (&out, GST_VIDEO_FORMAT_GRAY8, 50, 200);
-  GstVideoMetaTransform t = { &in, &out };
-  GstBuffer *d = gst_buffer_new ();
-  GstMeta *src = (GstMeta *) gst_buffer_get_cv_keypoints_meta (b);
-  ASSERT_TRUE (src->info->transform_func (d, src, b, gst_video_meta_transform_scale_get_quark (), &t));
+  GstBuffer *d = scaled_meta_buffer (b, (GstMeta *) gst_buffer_get_cv_keypoints_meta (b), { 100, 100 }, { 50, 200 });
+  ASSERT_NE (d, nullptr) << "the keypoints meta refused the scale";
   m = gst_buffer_get_cv_keypoints_meta (d);
   ASSERT_NE (m, nullptr);
   EXPECT_FLOAT_EQ (m->points[0].x, 5.f);

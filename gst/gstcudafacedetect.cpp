@@ -15,7 +15,9 @@
  * with the faces boxed in green on colour frames when `draw` is set. Every
  * output buffer carries one #GstVideoRegionOfInterestMeta of type "face"
  * per detection; with `post-messages` an element message "facedetect" like
- * gst-plugins-bad's facedetect lists them.
+ * gst-plugins-bad's facedetect lists them, on every frame or as `updates`
+ * says (its values are facedetect's: a message costs the streaming thread
+ * some 8-15 µs, docs/RELIABILITY.md).
  *
  * Without a usable GPU the element runs cv::CascadeClassifier and says so
  * on the bus.
@@ -61,6 +63,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_face_detect_debug);
 #define DEFAULT_MIN_NEIGHBORS 3
 #define DEFAULT_DRAW TRUE
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_UPDATES GST_CUDA_FACE_DETECT_UPDATES_EVERY_FRAME
 
 enum {
   PROP_0,
@@ -71,15 +74,22 @@ enum {
   PROP_MAX_SIZE,
   PROP_DRAW,
   PROP_POST_MESSAGES,
+  PROP_UPDATES,
   PROP_LATENCY_FRAMES,
 };
 
-/* Properties as one value, copied under the object lock once per frame. */
-struct FaceSettings {
-  std::string cascade = DEFAULT_CASCADE;
+/* The properties a frame reads, as one value copied under the object lock
+ * (no string: nothing to allocate per frame). */
+struct FaceFrameSettings {
   cudavision::FaceDetectParams params;
   bool draw = DEFAULT_DRAW;
   bool post_messages = DEFAULT_POST_MESSAGES;
+  GstCudaFaceDetectUpdates updates = DEFAULT_UPDATES;
+};
+
+/* Every property. */
+struct FaceSettings : FaceFrameSettings {
+  std::string cascade = DEFAULT_CASCADE;
 };
 
 /* A frame whose faces are not on its buffer yet: the GPU detector that
@@ -89,12 +99,12 @@ struct FacePending {
   std::vector<cudavision::FaceRect> faces;
 };
 
-/* Two detectors, each with its luma, so that with latency-frames=1 the
- * held frame's list and luma (searched again if a list overflowed) are
- * not overwritten by the next frame's; the pending frames, oldest first. */
+/* Two detectors (each with its frame's luma), so that with
+ * latency-frames=1 the held frame's list and luma (searched again if a
+ * list overflowed) are not overwritten by the next frame's; the pending
+ * frames, oldest first. */
 struct FaceFrames {
   cudavision::FaceDetector detectors[2];
-  cudavision::DeviceBuffer gray[2];
   GstCvPendingResults<FacePending> pending;
 };
 
@@ -106,7 +116,24 @@ struct _GstCudaFaceDetect {
   FaceFrames *frames;                           /* GPU state (freed in release_device), frames in flight */
   cudavision::cpu::FaceDetectorCpu *cpu;        /* CPU backend */
   std::vector<uint8_t> *cpu_gray;               /* CPU: the luma of colour frames */
+  gboolean had_faces;                           /* the last frame out had faces (updates=on_change) */
 };
+
+GType
+gst_cuda_face_detect_updates_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { GST_CUDA_FACE_DETECT_UPDATES_EVERY_FRAME, "A message for every frame", "every_frame" },
+    { GST_CUDA_FACE_DETECT_UPDATES_ON_CHANGE, "A message when faces appear or vanish", "on_change" },
+    { GST_CUDA_FACE_DETECT_UPDATES_ON_FACE, "A message for every frame with faces", "on_face" },
+    { GST_CUDA_FACE_DETECT_UPDATES_NONE, "No messages", "none" },
+    { 0, nullptr, nullptr },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaFaceDetectUpdates", values));
+  return type;
+}
 
 G_DEFINE_TYPE (GstCudaFaceDetect, gst_cuda_face_detect, GST_TYPE_CV_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudafacedetect, "cudafacedetect", GST_RANK_NONE, GST_TYPE_CUDA_FACE_DETECT);
@@ -116,6 +143,15 @@ snapshot (GstCudaFaceDetect * self)
 {
   GST_OBJECT_LOCK (self);
   FaceSettings s = *self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+static FaceFrameSettings
+frame_settings (GstCudaFaceDetect * self)
+{
+  GST_OBJECT_LOCK (self);
+  FaceFrameSettings s = *self->settings;
   GST_OBJECT_UNLOCK (self);
   return s;
 }
@@ -145,6 +181,7 @@ gst_cuda_face_detect_start (GstBaseTransform * trans)
       cascade.window_width, cascade.window_height, cascade.stages.size (), cascade.trees.size (),
       cascade.is_stump_based () ? "stumps" : "trees");
   *self->cascade = std::move (cascade);
+  self->had_faces = FALSE;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->start (trans))
     return FALSE;
@@ -161,10 +198,8 @@ gst_cuda_face_detect_release_device (GstCvBaseFilter * base)
 {
   FaceFrames & fr = *GST_CUDA_FACE_DETECT (base)->frames;
   fr.pending.clear ();
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 2; i++)
     fr.detectors[i].release ();
-    fr.gray[i].reset ();
-  }
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -186,7 +221,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
   FaceFrames & fr = *self->frames;
-  const FaceSettings s = snapshot (self);
+  const FaceFrameSettings s = frame_settings (self);
   cudaStream_t stream = gst_cv_base_filter_stream (base);
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
@@ -195,7 +230,8 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   const int slot = fr.pending.begin_gpu_frame (hold);
   cudavision::FaceDetector & detector = fr.detectors[slot];
 
-  /* The frame's copy and its luma in one launch (gst_cv_luma_gpu). */
+  /* The frame's luma and its copy to the output, the search, and the
+   * boxes on the copy: one graph launch (FaceDetector::enqueue_frame). */
   const GstCvLumaInput & input = *self->input;
   GstFlowReturn ret = GST_FLOW_OK;
   if (!detector.has_cascade ()) {
@@ -203,12 +239,14 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
     detector.set_raw_windows (false);
     ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
   }
-  cudavision::ConstImage8 gray;
+  cudavision::FaceDetector::FrameInput frame;
+  frame.frame = src;
+  frame.gray = input.gray;
+  frame.layout = input.layout;
+  frame.copy = dst;
+  frame.draw = s.draw;
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base,
-        gst_cv_luma_gpu (input, src, &fr.gray[slot], policy, stream, &gray, dst), "frame copy and luma");
-  if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, detector.enqueue (gray, s.params, policy, stream), "face detection");
+    ret = gst_cv_base_filter_check (base, detector.enqueue_frame (frame, s.params, policy, stream), "face detection");
   if (ret != GST_FLOW_OK)
     return ret;
   if (hold) {
@@ -226,7 +264,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
     return ret;
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
-  if (s.draw && !input.gray)
+  if (s.draw && !input.gray && !result.drawn)
     ret = gst_cv_base_filter_check (base, detector.draw (dst, result.faces, policy, stream), "box drawing");
   if (ret == GST_FLOW_OK)
     fr.pending.push ({ nullptr, std::move (result.faces) });
@@ -237,7 +275,7 @@ static GstFlowReturn
 gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
-  const FaceSettings s = snapshot (self);
+  const FaceFrameSettings s = frame_settings (self);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   FacePending frame;
@@ -280,7 +318,8 @@ post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf, const std::vect
 }
 
 /* A held frame's list, collected, with its boxes drawn on its output
- * buffer (device memory: only such frames are held). */
+ * buffer (device memory: only such frames are held) where its graph did
+ * not draw them. */
 static GstFlowReturn
 collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, bool draw, GstBuffer * outbuf,
     std::vector<cudavision::FaceRect> * faces)
@@ -293,7 +332,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, boo
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
   *faces = std::move (result.faces);
-  if (!draw || self->input->gray || faces->empty ())
+  if (!draw || self->input->gray || faces->empty () || result.drawn)
     return GST_FLOW_OK;
   GstVideoFrame frame;
   if (!gst_cv_base_filter_map_device_output (base, outbuf, &frame)) {
@@ -316,7 +355,7 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
 {
   GstCudaFaceDetect *self = GST_CUDA_FACE_DETECT (base);
   FaceFrames & fr = *self->frames;
-  const FaceSettings s = snapshot (self);
+  const FaceFrameSettings s = frame_settings (self);
   FacePending frame;
   if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
@@ -328,7 +367,17 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
   for (const cudavision::FaceRect & r : frame.faces)
     gst_buffer_add_video_region_of_interest_meta (outbuf, "face", (guint) r.x, (guint) r.y, (guint) r.width,
         (guint) r.height);
-  if (s.post_messages)
+  /* gst-plugins-bad's facedetect's rules */
+  const bool faces = !frame.faces.empty ();
+  bool post = s.post_messages;
+  switch (s.updates) {
+    case GST_CUDA_FACE_DETECT_UPDATES_ON_CHANGE: post = post && faces != (bool) self->had_faces; break;
+    case GST_CUDA_FACE_DETECT_UPDATES_ON_FACE: post = post && faces; break;
+    case GST_CUDA_FACE_DETECT_UPDATES_NONE: post = false; break;
+    default: break;
+  }
+  self->had_faces = faces;
+  if (post)
     post_faces_message (self, inbuf, frame.faces);
   return GST_FLOW_OK;
 }
@@ -380,6 +429,9 @@ gst_cuda_face_detect_set_property (GObject * object, guint prop_id, const GValue
     case PROP_POST_MESSAGES:
       s.post_messages = g_value_get_boolean (value);
       break;
+    case PROP_UPDATES:
+      s.updates = (GstCudaFaceDetectUpdates) g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -400,6 +452,7 @@ gst_cuda_face_detect_get_property (GObject * object, guint prop_id, GValue * val
     case PROP_MAX_SIZE: g_value_set_int (value, s.params.max_width); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    case PROP_UPDATES: g_value_set_enum (value, s.updates); break;
     case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -458,6 +511,10 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES,
           GST_CV_PARAM_RW_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_UPDATES,
+      g_param_spec_enum ("updates", "Updates",
+          "When to post the \"facedetect\" message (with post-messages): gst-plugins-bad facedetect's values",
+          GST_TYPE_CUDA_FACE_DETECT_UPDATES, DEFAULT_UPDATES, GST_CV_PARAM_RW_PLAYING));
   gst_cv_base_filter_class_install_latency_frames (gobject_class, PROP_LATENCY_FRAMES);
 
   gst_element_class_set_static_metadata (element_class, "CUDA face detection", "Filter/Analyzer/Video/Hardware",
@@ -473,6 +530,7 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
   cv_class->release_device = gst_cuda_face_detect_release_device;
   cv_class->finish_frame = gst_cuda_face_detect_finish_frame;
 
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FACE_DETECT_UPDATES, (GstPluginAPIFlags) 0);
   GST_DEBUG_CATEGORY_INIT (gst_cuda_face_detect_debug, "cudafacedetect", 0, "cudafacedetect");
 }
 

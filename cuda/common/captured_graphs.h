@@ -42,6 +42,8 @@ public:
   /* A key: plain bytes of the values `work` depends on. */
   class Key {
   public:
+    /* room for a launcher's usual key: no reallocations per frame */
+    Key () { bytes_.reserve (256); }
     template <typename T> Key & add (const T & v)
     {
       const size_t at = bytes_.size ();

@@ -1,7 +1,8 @@
 /* cudavision — the face boxes drawn on a device frame (face_draw.h has
  * the border geometry shared with the CPU backend), and the hook call
  * shared by every face kernel launcher. One thread per border pixel, one
- * grid row per box. */
+ * grid row per box; from the device's grouped faces inside the frame's
+ * graph, a bounded grid that strides over both. */
 #include "face_draw.h"
 #include "facedetect_kernels.h"
 #include "../common/launch_util.cuh"
@@ -28,12 +29,55 @@ draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const Boxes bo
   }
 }
 
+/* The grouped faces as the device left them (their number too), on the
+ * frame whose pointer the graph's arguments hold: a bounded grid striding
+ * over the boxes (y) and their border pixels (x). */
+__global__ void
+draw_merged_kernel (const uint32_t *count, const int4 *__restrict__ faces, unsigned capacity,
+    const LumaCopyArgs *args, int width, int height)
+{
+  const int n = (int) min (*count, capacity);
+  uint8_t *const frame = args->copy;
+  const size_t pitch = args->copy_pitch;
+  for (int b = blockIdx.y * blockDim.y + threadIdx.y; b < n; b += gridDim.y * blockDim.y) {
+    const int4 r = faces[b];
+    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, width, height);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < border.count (); i += gridDim.x * blockDim.x) {
+      int x, y;
+      border.pixel (i, &x, &y);
+      *reinterpret_cast<uint32_t *> (frame + (size_t) y * pitch + (size_t) x * 4) = kFaceBoxPixel;
+    }
+  }
+}
+
+/* The bounded grid's work size for the policy: border pixels a pass, box
+ * rows a pass (a 1080p frame's faces have borders of a few hundred to a
+ * few thousand pixels, and a frame a handful of faces). */
+constexpr int kMergedDrawPixels = 2048;
+constexpr int kMergedDrawBoxes = 16;
+
 }  // namespace
 
 const KernelTraits &
 facedetect_draw_traits ()
 {
   static const KernelTraits t = kernel_traits ("facedetect.draw", { 256, 1 }, false);
+  return t;
+}
+
+const KernelTraits &
+facedetect_input_traits ()
+{
+  static const KernelTraits t = [] {
+    /* luma_and_copy (gray.h): cudagray's kernel, 4 pixels of one row a
+     * thread, the frame's luma and its copy to the output from the same
+     * loads, as cudaflow's flow.input */
+    KernelTraits k = kernel_traits ("facedetect.input", { 32, 8 }, true);
+    k.items_per_thread_x = 4;
+    k.load_bytes_per_item = 4;
+    k.store_bytes_per_item = 5;
+    return k;
+  }();
   return t;
 }
 
@@ -68,6 +112,19 @@ launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const Lau
       frame.height, boxes, n);
   CV_CUDA_TRY_LAUNCH ("facedetect draw_kernel");
   hook_call (hc, t, max_border, n, c, true, stream);
+  return {};
+}
+
+CudaStatus
+launch_draw_merged (const uint32_t *count, const int4 *faces, unsigned capacity, const LumaCopyArgs *args, int width,
+    int height, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  if (width <= 0 || height <= 0 || capacity == 0)
+    return {};
+  const LaunchConfig c = policy.choose (facedetect_draw_traits (), cached_resources (draw_merged_kernel),
+      kMergedDrawPixels, kMergedDrawBoxes);
+  draw_merged_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (count, faces, capacity, args, width, height);
+  CV_CUDA_TRY_LAUNCH ("facedetect draw_merged_kernel");
   return {};
 }
 

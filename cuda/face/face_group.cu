@@ -21,7 +21,9 @@
  *    block, the scan was the bottleneck, 6.7 ms.)
  *  - each window's root then goes into the low bits of its entry;
  *  - merge_kernel averages the classes and keeps and filters them as the
- *    host's merge_classes does, writing the grouped faces for the host.
+ *    host's merge_classes does, writing the grouped faces on the device
+ *    (where the frame's graph may draw them), and publish_kernel copies
+ *    them to the host with the counters.
  * The classes are the connected components of the similarity relation,
  * whatever the order of the unions: the same as the host's. */
 #include "facedetect_kernels.h"
@@ -29,6 +31,7 @@
 #include "../common/coalesced_append.cuh"
 #include "../common/launch_util.cuh"
 
+#include <algorithm>
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -134,14 +137,19 @@ reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity
  * over PCIe, about a microsecond written from here). */
 __global__ void
 publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceKey *__restrict__ sorted,
-    unsigned capacity, uint32_t *host_header, FaceKey *host_keys)
+    unsigned capacity, uint32_t *host_header, FaceKey *host_keys, const int4 *__restrict__ merged,
+    unsigned merged_capacity, int4 *host_merged)
 {
   const unsigned n = min (header[0], capacity);
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < words || i < n; i += gridDim.x * blockDim.x) {
+  const unsigned m = merged ? min (header[2], merged_capacity) : 0u;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < words || i < n || i < m;
+       i += gridDim.x * blockDim.x) {
     if (i < words)
       host_header[i] = header[i];
     if (i < n)
       host_keys[i] = sorted[i];
+    if (i < m)
+      host_merged[i] = merged[i];
   }
 }
 
@@ -374,10 +382,13 @@ launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned 
 
 CudaStatus
 launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream)
+    uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
+    cudaStream_t stream)
 {
-  const unsigned blocks = std::max (1u, std::min (64u, (std::max (words, capacity) + 255) / 256));
-  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys);
+  const unsigned most = std::max ({ words, capacity, merged ? merged_capacity : 0u });
+  const unsigned blocks = std::max (1u, std::min (64u, (most + 255) / 256));
+  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys, merged,
+      merged_capacity, host_merged);
   CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
   return {};
 }

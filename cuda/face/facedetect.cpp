@@ -158,7 +158,7 @@ FaceDetector::ensure_lists ()
     if (s.ok ())
       s = rects_.allocate ((size_t) face_capacity_ * sizeof (int4));
     if (s.ok ())
-      s = merge_.allocate ((size_t) face_capacity_ * (3 * sizeof (int4) + sizeof (int)));
+      s = merge_.allocate ((size_t) face_capacity_ * (4 * sizeof (int4) + sizeof (int)));
     if (s.ok ())
       s = facedetect::sort_faces_scratch_bytes (face_capacity_, &sort_scratch_bytes_);
     if (s.ok ())
@@ -175,10 +175,25 @@ FaceDetector::ensure_lists ()
 }
 
 CudaStatus
+FaceDetector::frame_input (const FrameIo & io, Image8 luma, const LaunchPolicy & policy, cudaStream_t stream)
+{
+  LumaCopyArgs *dargs = dargs_.as<LumaCopyArgs> ();
+  CV_CUDA_TRY (cudaMemcpyAsync (dargs, args_.get (), sizeof (LumaCopyArgs), cudaMemcpyHostToDevice, stream));
+  return luma_and_copy ({}, dargs, io.gray, io.layout, io.copy, luma, facedetect_input_traits (), policy, stream);
+}
+
+CudaStatus
 FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
-    const FaceKernelHook & hook)
+    const FaceKernelHook & hook, const FrameIo * io)
 {
   using namespace facedetect;
+  if (io) {
+    /* the luma is the detector's own buffer (enqueue_frame) */
+    const CudaStatus r = frame_input (*io, { const_cast<uint8_t *> (gray.data), gray.pitch, gray.width, gray.height },
+        policy, stream);
+    if (!r.ok ())
+      return r;
+  }
   const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
     leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_ };
   uint32_t *header = state_.as<uint32_t> ();
@@ -229,22 +244,31 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   if (!s.ok ())
     return s;
   uint32_t *host = static_cast<uint32_t *> (host_state_device_);
+  /* the merged faces on the device: after merge_'s scratch */
+  int4 *merged = nullptr;
   if (group) {
     int4 *m = merge_.as<int4> ();
-    const MergeScratch merge { m, reinterpret_cast<int *> (m + 3 * (size_t) face_capacity_), m + face_capacity_,
-      m + 2 * (size_t) face_capacity_ };
-    s = launch_merge_classes (sorted, header, face_capacity_, min_neighbors_, scratch, merge, header + 2,
-        reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), stream);
+    const size_t cap = face_capacity_;
+    merged = m + 3 * cap;
+    const MergeScratch merge { m, reinterpret_cast<int *> (m + 4 * cap), m + cap, m + 2 * cap };
+    s = launch_merge_classes (sorted, header, face_capacity_, min_neighbors_, scratch, merge, header + 2, merged,
+        stream);
     if (!s.ok ())
       return s;
   }
-  /* One read-back: the counters and the keys together, written by a
-   * kernel into the mapped pinned buffer (the merged faces are already
-   * there). The keys only where the host decodes them: raw windows asked
-   * for, or the grouping done on the host. */
+  /* One read-back: the counters, the merged faces and the keys together,
+   * written by a kernel into the mapped pinned buffer. The keys only where
+   * the host decodes them: raw windows asked for, or the grouping done on
+   * the host. */
   const unsigned keys = raw_windows_ || !group ? face_capacity_ : 0u;
-  return launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
-      reinterpret_cast<FaceKey *> (host + state_header_words_), stream);
+  s = launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
+      reinterpret_cast<FaceKey *> (host + state_header_words_), merged, face_capacity_,
+      reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), stream);
+  /* the boxes on the frame's copy, from the merged faces where they are */
+  if (s.ok () && io && io->draw && group)
+    s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), gray.width, gray.height,
+        policy, stream);
+  return s;
 }
 
 bool
@@ -253,10 +277,11 @@ FaceDetector::groups_on_device () const
   return grouping_ && device_grouping_ && face_capacity_ <= facedetect::kMaxGroupedFaces;
 }
 
-/* run_frame, then the event collect () waits for. */
+/* run_frame and the event collect () waits for, replayed as one graph
+ * where it can be. */
 CudaStatus
 FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
-    bool replay)
+    bool replay, const FrameIo * io)
 {
   if (!read_.get ()) {
     CudaStatus e = read_.create ();
@@ -281,13 +306,24 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   key.add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());
+  /* enqueue_frame's: the luma and copy first, the boxes last */
+  const FrameIo none;
+  const FrameIo & f = io ? *io : none;
+  key.add (io != nullptr).add (f.gray).add (f.layout).add (f.copy).add (f.draw);
   const bool graphs = replay && !hook && policy.replays_allowed ();
-  CudaStatus s = graphs_.run (key, stream, graphs,
-      [&] (cudaStream_t st) { return run_frame (gray, policy, st, hook); });
+  CudaStatus s = graphs_.run (key, stream, graphs, [&] (cudaStream_t st) -> CudaStatus {
+    const CudaStatus r = run_frame (gray, policy, st, hook, io);
+    if (!r.ok ())
+      return r;
+    /* the event collect () waits for, recorded by the graph itself (an
+     * event node): one host call less a frame */
+    CV_CUDA_TRY (cudaEventRecordWithFlags (read_.get (), st, cudaEventRecordExternal));
+    return {};
+  });
   if (!s.ok ())
     return s;
-  CV_CUDA_TRY (cudaEventRecord (read_.get (), stream));
   roots_on_device_ = groups_on_device ();
+  drawn_ = io && io->draw && roots_on_device_;
   return {};
 }
 
@@ -340,7 +376,71 @@ CudaStatus
 FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
     cudaStream_t stream, const FaceKernelHook & hook)
 {
+  return enqueue_impl (gray, params, policy, stream, hook, nullptr);
+}
+
+CudaStatus
+FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & params, const LaunchPolicy & policy,
+    cudaStream_t stream)
+{
+  const ConstImage8 & f = in.frame;
+  if (!in.gray && packed_rgb_layout (in.layout).channels != 4)
+    return { cudaErrorInvalidValue, "face detection: GRAY8 or 4-byte RGB frames" };
+  const bool copy = in.copy.data != nullptr;
+  const size_t pitch = aligned_pitch ((size_t) std::max (f.width, 1));
+  CudaStatus s = luma_.ensure (std::max<size_t> (pitch * (size_t) std::max (f.height, 1), 16));
+  if (!s.ok ())
+    return s;
+  const Image8 luma { luma_.as<uint8_t> (), pitch, f.width, f.height };
+  /* the luma kernel's word access: 16-byte rows for 4-byte pixels, 4 for
+   * GRAY8 (our frames' 256-byte pitch always; a crop upstream may not) */
+  const size_t a = in.gray ? 4 : 16;
+  auto aligned = [a] (const void *p, size_t row) { return (uintptr_t) p % a == 0 && row % a == 0; };
+  if (!aligned (f.data, f.pitch) || (copy && !aligned (in.copy.data, in.copy.pitch))) {
+    /* apart: the copy and the luma as launches of their own, the boxes
+     * left to the caller (drawn stays false) */
+    if (copy)
+      s = copy_plane (f, in.copy, f.width * (in.gray ? 1 : 4), stream);
+    if (s.ok () && !in.gray)
+      s = rgb_to_gray (f, in.layout, luma, policy, stream);
+    if (!s.ok ())
+      return s;
+    return enqueue_impl (in.gray ? f : ConstImage8 { luma.data, luma.pitch, luma.width, luma.height }, params, policy,
+        stream, {}, nullptr);
+  }
+  if (!args_.get ()) {
+    s = args_.allocate (sizeof (LumaCopyArgs));
+    if (s.ok ())
+      s = dargs_.allocate (sizeof (LumaCopyArgs));
+    if (!s.ok ()) {
+      args_.reset ();
+      return s;
+    }
+  }
+  /* a frame enqueued and never collected may not have read its
+   * arguments yet */
+  if (args_busy_) {
+    s = read_back ();
+    if (!s.ok ())
+      return s;
+    args_busy_ = false;
+  }
+  *static_cast<LumaCopyArgs *> (args_.get ()) = { f.data, f.pitch, copy ? in.copy.data : nullptr,
+    copy ? in.copy.pitch : 0 };
+  FrameIo io;
+  io.gray = in.gray;
+  io.layout = in.layout;
+  io.copy = copy;
+  io.draw = in.draw && copy && !in.gray;
+  return enqueue_impl ({ luma.data, luma.pitch, luma.width, luma.height }, params, policy, stream, {}, &io);
+}
+
+CudaStatus
+FaceDetector::enqueue_impl (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
+    cudaStream_t stream, const FaceKernelHook & hook, const FrameIo * io)
+{
   Pending & f = pending_;
+  drawn_ = false;
   f.active = false;
   f.levels.clear ();
   if (has_cascade ()) {
@@ -354,8 +454,14 @@ FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const 
     f.levels = planned ? plan_.levels
                        : plan_face_levels (gray.width, gray.height, window_width_, window_height_, params);
   }
-  if (f.levels.empty ())
+  if (f.levels.empty ()) {
+    /* nothing to search (a frame smaller than the window): the copy alone */
+    if (io && io->copy)
+      return luma_and_copy (*static_cast<const LumaCopyArgs *> (args_.get ()), nullptr, io->gray, io->layout, true,
+          { const_cast<uint8_t *> (gray.data), gray.pitch, gray.width, gray.height }, facedetect_input_traits (),
+          policy, stream);
     return {};
+  }
   /* what the device's keys can hold (face_batches.h) */
   if (gray.width > facedetect::kMaxFaceCoordinate || gray.height > facedetect::kMaxFaceCoordinate ||
       f.levels.size () > (size_t) facedetect::kMaxFaceLevels)
@@ -365,10 +471,11 @@ FaceDetector::enqueue (ConstImage8 gray, const FaceDetectParams & params, const 
 
   CudaStatus s = prepare (gray, f.levels, stream);
   if (s.ok ())
-    s = search (gray, policy, stream, hook, true);
+    s = search (gray, policy, stream, hook, true, io);
   if (!s.ok ())
     return s;
-  f = { true, gray, params, &policy, stream, hook, std::move (f.levels) };
+  f = { true, gray, params, &policy, stream, hook, std::move (f.levels), io != nullptr, io ? *io : FrameIo {} };
+  args_busy_ = io != nullptr;
   return {};
 }
 
@@ -379,6 +486,7 @@ FaceDetector::collect (Result * result)
   result->raw.clear ();
   result->raw_count = 0;
   result->batches = 0;
+  result->drawn = false;
   Pending & f = pending_;
   result->levels = std::move (f.levels);
   f.levels.clear ();
@@ -388,6 +496,8 @@ FaceDetector::collect (Result * result)
   const ConstImage8 gray = f.gray;
   const FaceDetectParams & params = f.params;
   CudaStatus s = read_back ();
+  if (s.ok ())
+    args_busy_ = false;
   /* A list overflowed (a pathological frame, or the first noisy one): grow
    * it and search again, so that no detection is lost. A list's count is
    * exact once the lists before it held everything, so each search
@@ -398,13 +508,14 @@ FaceDetector::collect (Result * result)
       return { cudaErrorUnknown, "face detection: the window lists kept overflowing" };
     s = ensure_lists ();
     if (s.ok ())
-      s = search (gray, *f.policy, f.stream, f.hook, false);
+      s = search (gray, *f.policy, f.stream, f.hook, false, f.has_io ? &f.io : nullptr);
     if (s.ok ())
       s = read_back ();
   }
   if (!s.ok ())
     return s;
   result->batches = (int) plan_.batches.size ();
+  result->drawn = drawn_;
 
   const uint8_t *host = static_cast<const uint8_t *> (host_state_.get ());
   const auto *keys = reinterpret_cast<const facedetect::FaceKey *> (host + state_header_words_ * sizeof (uint32_t));
@@ -475,9 +586,13 @@ void
 FaceDetector::release ()
 {
   for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &image_, &carries_,
-           &lists_[0], &lists_[1], &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_ })
+           &lists_[0], &lists_[1], &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_,
+           &luma_, &dargs_ })
     b->reset ();
   host_state_.reset ();
+  args_.reset ();
+  args_busy_ = false;
+  drawn_ = false;
   host_state_device_ = nullptr;
   read_.reset ();
   graphs_.clear ();

@@ -21,6 +21,11 @@
  *                       result list in frame pixels;
  * then, once per frame, the raw list sorted (CUB) and facedetect.group,
  * which finds the grouping's classes (face_group.cu).
+ * An element's frame goes in whole (enqueue_frame): its luma and its copy
+ * to the output in one kernel first (luma_and_copy, facedetect.input) and
+ * the grouped faces' boxes drawn on the copy last, inside the same graph,
+ * the frame's pointers read on the device from a small block the host
+ * writes (so one graph serves every frame: one launch a frame).
  * Every launch asks the launch policy with the frame's size. Nothing waits
  * on the host until the frame's end: the result list (with the lists'
  * counters) comes back in one copy per frame, waited for in collect ()
@@ -42,6 +47,7 @@
 #include "face_types.h"
 #include "haar_cascade.h"
 #include "../common/image.h"
+#include "../gray/gray.h"
 #include "../policy/launch_policy.h"
 
 #include <functional>
@@ -58,6 +64,7 @@ const KernelTraits & facedetect_stages_traits ();
 const KernelTraits & facedetect_deep_traits ();
 const KernelTraits & facedetect_group_traits ();
 const KernelTraits & facedetect_draw_traits ();
+const KernelTraits & facedetect_input_traits ();
 
 /* One kernel launch, as the per-kernel hook sees it. */
 struct FaceKernelLaunch {
@@ -84,6 +91,16 @@ public:
     size_t raw_count = 0;          /* how many there were */
     std::vector<FaceLevel> levels; /* the pyramid that was searched */
     int batches = 0;               /* launch batches it took */
+    bool drawn = false;            /* enqueue_frame's boxes are on its copy already */
+  };
+
+  /* A frame as an element has it (enqueue_frame). */
+  struct FrameInput {
+    ConstImage8 frame;             /* plane 0: GRAY8, or 4-byte RGB of `layout` */
+    bool gray = true;
+    PackedRgb layout = PackedRgb::RGBA;
+    Image8 copy {};                /* where the frame is copied (the output's plane 0), data null: nowhere */
+    bool draw = false;             /* the faces boxed on the copy (4-byte frames) */
   };
 
   /* Which stages each cascade kernel evaluates: facedetect.cascade stages
@@ -149,6 +166,18 @@ public:
    * there). */
   CudaStatus enqueue (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
       cudaStream_t stream, const FaceKernelHook & hook = {});
+  /* An element's frame: its luma (into the detector's own buffer, which
+   * stays the frame's until collect () returns), the frame copied to
+   * in.copy, the search, and with in.draw the faces boxed on the copy,
+   * all in one graph launch where the rows allow the luma kernel's word
+   * access (16-byte aligned for 4-byte pixels, 4 for GRAY8; else apart).
+   * The boxes are drawn there when the device groups the faces
+   * (min_neighbors > 0): collect () says so in Result::drawn, else the
+   * caller draws them (draw ()). `in.frame` and `in.copy` must stay
+   * until collect () returns (a list that overflows is searched again,
+   * the copy and boxes made again with it). */
+  CudaStatus enqueue_frame (const FrameInput & in, const FaceDetectParams & params, const LaunchPolicy & policy,
+      cudaStream_t stream);
   /* Waits for the last enqueue's list (one event; a second copy only for
    * more than a chunk of raw windows) and groups it. */
   CudaStatus collect (Result * result);
@@ -162,12 +191,25 @@ public:
   void release ();
 
 private:
+  /* enqueue_frame's frame as its graph reads it: the arguments the host
+   * writes before each launch (args_), copied to the device by the graph. */
+  struct FrameIo {
+    bool gray = true;
+    PackedRgb layout = PackedRgb::RGBA;
+    bool copy = false;
+    bool draw = false;
+  };
+  CudaStatus enqueue_impl (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
+      cudaStream_t stream, const FaceKernelHook & hook, const FrameIo * io);
+  /* The frame's luma and copy from args_ (copied to the device first),
+   * and after the search the boxes: the graph's first and last launches. */
+  CudaStatus frame_input (const FrameIo & io, Image8 luma, const LaunchPolicy & policy, cudaStream_t stream);
   CudaStatus prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream);
   CudaStatus run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
-      const FaceKernelHook & hook);
+      const FaceKernelHook & hook, const FrameIo * io);
   /* run_frame (replayed from a graph where it can be), then the event. */
   CudaStatus search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
-      bool replay);
+      bool replay, const FrameIo * io);
   bool groups_on_device () const;
   /* Waits for run_frame's event: its counters and keys are then in the
    * mapped host buffer. */
@@ -228,6 +270,13 @@ private:
   size_t sort_scratch_bytes_ = 0;
   unsigned edge_capacity_ = 0;  /* similar pairs; grown like the lists */
   DeviceBuffer boxes_;
+  /* enqueue_frame's luma, and the frame's pointers (LumaCopyArgs) as the
+   * host writes them and as the graph copies them to the device */
+  DeviceBuffer luma_;
+  PinnedBuffer args_;
+  DeviceBuffer dargs_;
+  bool args_busy_ = false;      /* a frame that reads args_ is queued and not collected */
+  bool drawn_ = false;          /* the last search drew its faces */
 
   /* the enqueued frame, until collect () */
   struct Pending {
@@ -238,6 +287,8 @@ private:
     cudaStream_t stream = nullptr;
     FaceKernelHook hook;
     std::vector<FaceLevel> levels;
+    bool has_io = false;
+    FrameIo io;
   } pending_;
   Event read_;  /* recorded after the frame's first read-back copy */
   CapturedGraphs graphs_;

@@ -123,9 +123,12 @@ CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
 CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity,
     cudaStream_t stream);
 /* After the sort: the `words` counters and the first min (count, capacity)
- * sorted keys to the host (mapped pinned memory, device pointers). */
+ * sorted keys to the host (mapped pinned memory, device pointers); with
+ * `merged` (the device grouping's faces, min (header[2],
+ * merged_capacity) of them) those too, into `host_merged`. */
 CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    uint32_t *host_header, FaceKey *host_keys, cudaStream_t stream);
+    uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
+    cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
     int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
@@ -156,6 +159,15 @@ struct InlineBoxes {
 template <typename Boxes>
 CudaStatus launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
+
+/* Draws the grouped faces where they are on the device: min (*count,
+ * capacity) boxes at `faces`, on the 4-byte frame whose pointer and pitch
+ * the kernel reads from `args` (copy, copy_pitch), width x height. For a
+ * graph replayed with every frame's pointers: the number of boxes and
+ * their sizes are only known on the device, so the grid is bounded and
+ * strides over both. */
+CudaStatus launch_draw_merged (const uint32_t *count, const int4 *faces, unsigned capacity, const LumaCopyArgs *args,
+    int width, int height, const LaunchPolicy & policy, cudaStream_t stream);
 
 /* Calls the hook (if any) around a launch. */
 void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const LaunchConfig & c, bool end,

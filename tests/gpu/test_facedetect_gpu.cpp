@@ -17,6 +17,7 @@
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/face/facedetect_kernels.h"
 #include "../../cuda/policy/tuning_table.h"
+#include "../../cpu/facedetect_cpu.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>
@@ -391,6 +392,132 @@ TEST_F (FaceGpu, ManyWindowsGrowTheList)
   /* and a second frame in the grown list */
   const FaceDetector::Result again = detect (big, kDefaultCascade, p, policy ());
   EXPECT_EQ (again.raw, r.raw);
+}
+
+/* An element's frame in one graph (enqueue_frame): the luma and the copy,
+ * the search, the boxes on the copy. Frame after frame from alternating
+ * input and output buffers (the graph is replayed from the third frame
+ * on, with each frame's pointers), the faces must be OpenCV's and the
+ * output the input with the CPU backend's boxes; GRAY8, a BGRA reading of
+ * the same bytes, rows the luma kernel cannot read as words, a frame too
+ * small to search, no grouping (min_neighbors 0: the caller draws) and a
+ * frame whose lists overflow (searched again, copy and boxes made again)
+ * as well. */
+TEST_F (FaceGpu, WholeFrameInOneGraph)
+{
+  REQUIRE_CASCADES ();
+  using cudavision::PackedRgb;
+  struct Case {
+    const char *name;
+    std::vector<cv::Mat> frames; /* RGBA (4 channels) or GRAY8 */
+    PackedRgb layout;
+    int min_neighbors;
+    size_t misalign;             /* bytes added to the input's pointer and pitch */
+  };
+  auto rgba = [] (const cv::Mat & rgb, cv::Size s) {
+    cv::Mat m, out;
+    cv::resize (rgb, m, s, 0, 0, cv::INTER_AREA);
+    cv::cvtColor (m, out, cv::COLOR_RGB2RGBA);
+    return out;
+  };
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  const cv::Mat tiles = load_face_tiles ().rgb;
+  const cv::Size vga (640, 480);
+  const std::vector<cv::Mat> pair { rgba (astro, vga), rgba (grace, vga) };
+  std::vector<cv::Mat> grays;
+  for (const cv::Mat & m : pair) {
+    cv::Mat g;
+    cv::cvtColor (m, g, cv::COLOR_RGBA2GRAY);
+    grays.push_back (g);
+  }
+  /* the mosaic tiled over 4K: more raw windows than the first list holds */
+  cv::Mat mosaic (2160, 3840, CV_8UC4);
+  {
+    const cv::Mat t = rgba (tiles, tiles.size ());
+    for (int y = 0; y < mosaic.rows; y += t.rows)
+      for (int x = 0; x < mosaic.cols; x += t.cols) {
+        const cv::Rect r (x, y, std::min (t.cols, mosaic.cols - x), std::min (t.rows, mosaic.rows - y));
+        t (cv::Rect (0, 0, r.width, r.height)).copyTo (mosaic (r));
+      }
+  }
+  const std::vector<Case> cases {
+    { "RGBA", pair, PackedRgb::RGBA, 3, 0 },
+    { "BGRA", pair, PackedRgb::BGRA, 3, 0 },
+    { "GRAY8", grays, PackedRgb::RGBA, 3, 0 },
+    { "RGBA, rows not word-aligned", pair, PackedRgb::RGBA, 3, 4 },
+    { "RGBA, min_neighbors 0", pair, PackedRgb::RGBA, 0, 0 },
+    { "RGBA 20x20", { rgba (astro, cv::Size (20, 20)), rgba (grace, cv::Size (20, 20)) }, PackedRgb::RGBA, 3, 0 },
+    { "RGBA 4K mosaic", { mosaic }, PackedRgb::RGBA, 3, 0 },
+  };
+  for (const Case & c : cases) {
+    SCOPED_TRACE (c.name);
+    cudavision::HaarCascade cascade;
+    std::string err;
+    ASSERT_TRUE (cudavision::load_haar_cascade (haar_path (kDefaultCascade), &cascade, &err)) << err;
+    FaceDetector det;
+    ASSERT_TRUE (det.set_cascade (cascade, stream.get ()).ok ());
+    det.set_raw_windows (false);
+    const bool gray = c.frames[0].channels () == 1;
+    const int w = c.frames[0].cols, h = c.frames[0].rows;
+    const size_t row = (size_t) w * c.frames[0].elemSize ();
+    const size_t in_pitch = cudavision::aligned_pitch (row) + c.misalign;
+    const size_t out_pitch = cudavision::aligned_pitch (row);
+    std::vector<cudavision::DeviceBuffer> in (c.frames.size ()), out (2);
+    for (size_t i = 0; i < c.frames.size (); i++) {
+      ASSERT_TRUE (in[i].allocate (in_pitch * h + c.misalign).ok ());
+      ASSERT_EQ (cudaMemcpy2D (in[i].as<uint8_t> () + c.misalign, in_pitch, c.frames[i].data, c.frames[i].step, row,
+                     h, cudaMemcpyHostToDevice),
+          cudaSuccess);
+    }
+    for (auto & o : out)
+      ASSERT_TRUE (o.allocate (out_pitch * h).ok ());
+    ASSERT_EQ (cudaDeviceSynchronize (), cudaSuccess);
+    cudavision::FaceDetectParams p;
+    p.min_neighbors = c.min_neighbors;
+    const cudavision::LaunchPolicy pol = policy ();
+    const int nframes = c.frames.size () > 1 ? 5 : 2;
+    std::map<size_t, std::vector<cv::Rect>> refs;
+    for (int f = 0; f < nframes; f++) {
+      SCOPED_TRACE ("frame " + std::to_string (f));
+      const size_t i = f % c.frames.size ();
+      const cv::Mat & src = c.frames[i];
+      FaceDetector::FrameInput fi;
+      fi.frame = { in[i].as<const uint8_t> () + c.misalign, in_pitch, w, h };
+      fi.gray = gray;
+      fi.layout = c.layout;
+      fi.copy = { out[f % 2].as<uint8_t> (), out_pitch, w, h };
+      fi.draw = true;
+      /* yesterday's pixels in the output: the copy must replace them all */
+      ASSERT_EQ (cudaMemsetAsync (out[f % 2].get (), 0x5a, out_pitch * h, stream.get ()), cudaSuccess);
+      ASSERT_TRUE (det.enqueue_frame (fi, p, pol, stream.get ()).ok ());
+      FaceDetector::Result r;
+      const cudavision::CudaStatus s = det.collect (&r);
+      ASSERT_TRUE (s.ok ()) << s.message ();
+      cv::Mat luma;
+      if (gray)
+        luma = src;
+      else
+        cv::cvtColor (src, luma, c.layout == PackedRgb::BGRA ? cv::COLOR_BGRA2GRAY : cv::COLOR_RGBA2GRAY);
+      if (!refs.count (i))
+        refs[i] = opencv_faces (luma, kDefaultCascade, 1.1, c.min_neighbors);
+      const std::vector<cv::Rect> & ref = refs[i];
+      EXPECT_TRUE (same_rects (to_cv (r.faces), ref)) << rects_str (to_cv (r.faces)) << " vs OpenCV " << rects_str (ref);
+      /* drawn in the graph exactly where the device groups and draws */
+      EXPECT_EQ (r.drawn, !gray && c.min_neighbors > 0 && c.misalign == 0 && !r.levels.empty ());
+      if (!r.drawn && !gray) {
+        ASSERT_TRUE (det.draw (fi.copy, r.faces, pol, stream.get ()).ok ());
+      }
+      ASSERT_EQ (cudaStreamSynchronize (stream.get ()), cudaSuccess);
+      cv::Mat expect = src.clone ();
+      if (!gray)
+        cudavision::cpu::draw_face_boxes ({ expect.data, expect.step, w, h }, r.faces);
+      const cv::Mat got = download (cudavision::ConstImage8 { fi.copy.data, fi.copy.pitch, (int) row, h },
+          CV_8U);
+      EXPECT_EQ (cv::countNonZero (got != expect.reshape (1, h)), 0) << r.faces.size () << " faces";
+    }
+    det.release ();
+  }
 }
 
 TEST_F (FaceGpu, SizesFrom1x1To4K)

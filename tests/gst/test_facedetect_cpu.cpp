@@ -172,6 +172,59 @@ TEST (FaceDetectCpu, MessagesListTheFaces)
   EXPECT_EQ (quiet.metas.size (), 1u);
 }
 
+/* `updates` as gst-plugins-bad's facedetect: frames with, with, without,
+ * without, with a face give 5 messages every frame, 3 on change (the
+ * first face, its loss, its return), 3 on face, none with none, and none
+ * whatever `updates` says with post-messages=false. */
+TEST (FaceDetectCpu, UpdatesSaysWhichFramesGetAMessage)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat face = load_rgb (data_path ("grace_hopper.jpg"));
+  cv::Mat none;
+  cv::resize (load_rgb (data_path ("iceblock.jpg")), none, face.size (), 0, 0, cv::INTER_AREA);
+  const bool with[] = { true, true, false, false, true };
+  const std::string caps = caps_string (GST_VIDEO_FORMAT_RGBA, face.cols, face.rows);
+  struct Mode {
+    const char *props;
+    int messages;
+    std::vector<size_t> sizes; /* faces listed by each message */
+  };
+  for (const Mode & m : { Mode { "", 5, { 1, 1, 0, 0, 1 } }, Mode { "updates=every_frame", 5, { 1, 1, 0, 0, 1 } },
+           Mode { "updates=on_change", 3, { 1, 0, 1 } }, Mode { "updates=on_face", 3, { 1, 1, 1 } },
+           Mode { "updates=none", 0, {} }, Mode { "updates=on_face post-messages=false", 0, {} } }) {
+    SCOPED_TRACE (m.props);
+    GstElement *e = gst_parse_launch (("cudafacedetect backend=cpu " + std::string (m.props)).c_str (), nullptr);
+    ASSERT_NE (e, nullptr);
+    GstBus *bus = gst_bus_new ();
+    gst_element_set_bus (e, bus);
+    GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+    gst_object_unref (e);
+    gst_harness_set_caps_str (h, caps.c_str (), caps.c_str ());
+    int metas = 0;
+    for (bool f : with) {
+      GstBuffer *out = gst_harness_push_and_pull (h, rgb_to_buffer (f ? face : none, GST_VIDEO_FORMAT_RGBA));
+      ASSERT_NE (out, nullptr);
+      gpointer state = nullptr;
+      while (gst_buffer_iterate_meta_filtered (out, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+        metas++;
+      gst_buffer_unref (out);
+    }
+    std::vector<size_t> sizes;
+    while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+      const GstStructure *st = gst_message_get_structure (msg);
+      if (st && gst_structure_has_name (st, "facedetect"))
+        sizes.push_back (gst_value_list_get_size (gst_structure_get_value (st, "faces")));
+      gst_message_unref (msg);
+    }
+    EXPECT_EQ ((int) sizes.size (), m.messages);
+    EXPECT_EQ (sizes, m.sizes);
+    EXPECT_EQ (metas, 3) << "the metas do not depend on the messages";
+    gst_element_set_bus (h->element, nullptr);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
 /* Faces from upstream are replaced, other regions are kept. */
 TEST (FaceDetectCpu, UpstreamFaceMetasAreReplaced)
 {
@@ -217,6 +270,12 @@ TEST (FaceDetectCpu, Properties)
   EXPECT_TRUE (draw);
   EXPECT_TRUE (post);
   g_free (cascade);
+  gint updates = -1;
+  g_object_get (e, "updates", &updates, nullptr);
+  EXPECT_EQ (updates, 0) << "every_frame, as facedetect";
+  gst_util_set_object_arg (G_OBJECT (e), "updates", "on_change");
+  g_object_get (e, "updates", &updates, nullptr);
+  EXPECT_EQ (updates, 1);
   g_object_set (e, "min-size", 40, "max-size", 200, "scale-factor", 1.25, nullptr);
   g_object_get (e, "min-size", &min, "max-size", &max, "scale-factor", &scale, nullptr);
   EXPECT_EQ (min, 40);

@@ -609,7 +609,7 @@ declared_kernels ()
   k.insert (k.end (), { &facedetect_tiles_traits (), &facedetect_carries_traits (), &facedetect_integral_traits (),
                           &facedetect_cascade_traits (),
                           &facedetect_stages_traits (), &facedetect_deep_traits (), &facedetect_group_traits (),
-                          &facedetect_draw_traits () });
+                          &facedetect_draw_traits (), &facedetect_input_traits () });
   return k;
 }
 
@@ -648,7 +648,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.weak", "canny.histogram", "canny.median" })
     EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
-  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 8u);
+  EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 9u);
 
   /* The fixed shapes (shared-memory tiles, one warp, the direct blur's
    * shuffle segments) are listed and skipped; every other kernel is

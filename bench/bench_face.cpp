@@ -8,7 +8,8 @@
  *       [--schedules 1-2-4-7:32/4,3:32,...] [--check] [--cascade FILE]
  *
  * Inputs: tests/common/face_inputs.h (mosaic, portraits, nonface, noise,
- * or a picture of tests/data), grey, resized to each size.
+ * leaves: the tuner's synthetic photograph, or a picture of tests/data),
+ * grey, resized to (leaves: made at) each size.
  * Modes: static (each kernel's documented shape), static:WxH (that shape
  * for every kernel, the element's block-size), table (--table, the
  * tuner's), model, auto (timed after it has settled on every kernel).
@@ -286,12 +287,13 @@ main (int argc, char **argv)
   std::printf ("%-10s %-10s %-14s %-12s %9s %9s %9s %7s %6s %s\n", "input", "size", "mode", "schedule", "median",
       "p10", "p90", "raw", "faces", check_opencv ? "opencv" : "");
   for (const std::string & img : split (images, ',')) {
-    const cv::Mat src = cvtest::face_input_source (img);
+    const bool leaves = img == "leaves"; /* made at each size */
+    const cv::Mat src = leaves ? cv::Mat () : cvtest::face_input_source (img);
     for (const std::string & sz : split (sizes, ',')) {
       int w = 0, h = 0;
       if (std::sscanf (sz.c_str (), "%dx%d", &w, &h) != 2)
         continue;
-      const cv::Mat gray = cvtest::face_input_at (src, w, h);
+      const cv::Mat gray = leaves ? cvtest::face_input (img, w, h) : cvtest::face_input_at (src, w, h);
       cudavision::DeviceBuffer buf;
       const size_t pitch = cudavision::aligned_pitch ((size_t) w);
       die (buf.allocate (pitch * h), "alloc");

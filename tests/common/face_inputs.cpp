@@ -3,6 +3,7 @@
 #include "face_inputs.h"
 
 #include "gst_frames.h"
+#include "../../tools/tune/dead_leaves.h" /* the tuner's synthetic photograph */
 
 #include <opencv2/imgproc.hpp>
 
@@ -100,6 +101,16 @@ face_input_at (const cv::Mat & src, int w, int h)
   }
   const bool down = w * h < src.cols * src.rows;
   cv::resize (src, out, cv::Size (w, h), 0, 0, down ? cv::INTER_AREA : cv::INTER_LINEAR);
+  return out;
+}
+
+cv::Mat
+face_input (const std::string & name, int w, int h)
+{
+  if (name != "leaves")
+    return face_input_at (face_input_source (name), w, h);
+  cv::Mat out (h, w, CV_8U);
+  cvtune::dead_leaves_frame (w, h, 1, out.data, out.step);
   return out;
 }
 

@@ -3,19 +3,25 @@
  *
  * Every face kernel launch covers all the levels of a batch (in practice
  * the whole pyramid) and asks the policy with the frame's size, so each is
- * measured on whole detections of a random frame of the run's sizes
- * (uniform noise: the most windows survive the first stages, the most work
- * for the later kernels). detect () reads its list back and waits before
- * it returns, so the last kernel's segment (facedetect.group) includes
- * that copy and the wake-up, the same for every shape.
+ * measured on whole detections of a frame of the run's sizes: a synthetic
+ * photograph (dead_leaves.h), since 2026-11-27. Until then uniform noise,
+ * where far more windows survive the first stages than on any photograph,
+ * so the rounds' and the deep kernel's shapes were tuned for a workload
+ * cameras do not give (docs/BLOCK-SIZING.md, Table 2's 512x512 row).
+ * detect () reads its list back and waits before it returns, so the last
+ * kernel's segment (facedetect.group) includes that copy and the wake-up,
+ * the same for every shape.
  *
  * Without the cascade file these six are listed and skipped with a note
  * (Tunable::unavailable). facedetect.draw needs no cascade. */
+#include "dead_leaves.h"
 #include "tunable.h"
 
 #include "../../cuda/face/facedetect.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 using namespace cudavision;
 
@@ -44,6 +50,33 @@ loaded_cascade ()
   return c;
 }
 
+/* The synthetic photograph at one size, on the device (made once per size
+ * and kernel: the tuner frees its objects between kernels). */
+struct LeavesFrame {
+  cudavision::DeviceBuffer buf;
+  ConstImage8 image {};
+  CudaStatus status;
+};
+
+LeavesFrame &
+leaves_frame (int w, int h, TuneInputs & in)
+{
+  return in.object<LeavesFrame> ("facedetect.leaves." + std::to_string (w) + "x" + std::to_string (h), [&] {
+    auto f = std::make_shared<LeavesFrame> ();
+    const size_t pitch = aligned_pitch ((size_t) w);
+    std::vector<uint8_t> host (pitch * (size_t) h);
+    dead_leaves_frame (w, h, 1, host.data (), pitch);
+    f->status = f->buf.allocate (host.size ());
+    if (f->status.ok ()) {
+      const cudaError_t e = cudaMemcpy (f->buf.get (), host.data (), host.size (), cudaMemcpyHostToDevice);
+      if (e != cudaSuccess)
+        f->status = { e, "facedetect: the synthetic frame's upload" };
+    }
+    f->image = { f->buf.as<const uint8_t> (), pitch, w, h };
+    return f;
+  });
+}
+
 /* The detector with the cascade on the device, uploaded once (set_cascade
  * waits for the copies). */
 struct Detector {
@@ -63,8 +96,11 @@ search_frame (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, Tu
   });
   if (!d.uploaded.ok ())
     return d.uploaded;
+  const LeavesFrame & frame = leaves_frame (w, h, in);
+  if (!frame.status.ok ())
+    return frame.status;
   FaceDetector::Result r;
-  return d.det.detect (in.src8 (w, h, 1), FaceDetectParams {}, policy, stream, &r);
+  return d.det.detect (frame.image, FaceDetectParams {}, policy, stream, &r);
 }
 
 std::string
@@ -114,6 +150,19 @@ group_photo (int w, int h)
     boxes.push_back ({ (w - side) * i / 7, (h - side) * i / 7, side, side });
   return boxes;
 }
+
+/* The element's first launch: an RGBA frame's luma for the search and the
+ * frame copied to the output, from the same loads (enqueue_frame). */
+const RegisterTunable input ({ facedetect_input_traits ().name, &facedetect_input_traits (),
+    [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
+      const ConstImage8 src = in.src8 (w, h, 4);
+      const Image8 out = in.dst8 (w, h, 4);
+      const size_t pitch = aligned_pitch ((size_t) w);
+      DeviceBuffer & luma = in.scratch ("facedetect.luma", pitch * (size_t) h);
+      return luma_and_copy ({ src.data, src.pitch, out.data, out.pitch }, nullptr, false, PackedRgb::RGBA, true,
+          { luma.as<uint8_t> (), pitch, w, h }, facedetect_input_traits (), p, s);
+    },
+    {}, "RGBA in: its luma for the search and the frame copied to the output" });
 
 const RegisterTunable draw ({ facedetect_draw_traits ().name, &facedetect_draw_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {

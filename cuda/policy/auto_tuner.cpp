@@ -101,18 +101,52 @@ AutoTuner::close_open (AutoTimer::Mark * end)
     /* Cannot be timed: the trial is run again later, up to the limit. */
     auto it = states_.find (o.key);
     if (it != states_.end ()) {
-      it->second.issued[o.cand]--;
-      it->second.failures++;
+      segment_done (it->second, o.frame, -1);
       try_settle (o.key, it->second);
     }
     drop (o.start);
     return false;
   }
   hold (e);  /* for the pending measurement, which also takes o.start's hold */
-  pending_.push_back ({ o.key, o.cand, o.start, e });
+  pending_.push_back ({ o.key, o.cand, o.start, e, o.frame });
   hold (e);  /* for the caller */
   *end = e;
   return true;
+}
+
+void
+AutoTuner::segment_done (State & st, unsigned long long frame, double us)
+{
+  for (Trial & t : st.trials)
+    if (t.frame == frame) {
+      if (us >= 0)
+        t.sum_us += us;
+      else
+        t.failed = true;
+      t.outstanding--;
+      break;
+    }
+  complete_trials (st);
+}
+
+void
+AutoTuner::complete_trials (State & st)
+{
+  for (size_t i = 0; i < st.trials.size ();) {
+    const Trial & t = st.trials[i];
+    /* the frame has ended and every segment is in */
+    if (t.frame >= frame_ || t.outstanding > 0) {
+      i++;
+      continue;
+    }
+    if (t.failed) {
+      st.issued[t.cand]--;  /* run that trial again */
+      st.failures++;
+    } else {
+      st.samples[t.cand].push_back (t.sum_us);
+    }
+    st.trials.erase (st.trials.begin () + (long) i);
+  }
 }
 
 size_t
@@ -196,13 +230,7 @@ AutoTuner::poll_locked ()
       break;
     auto it = states_.find (p.key);
     if (it != states_.end () && !it->second.settled) {
-      State & st = it->second;
-      if (r == AutoTimer::Poll::Ready && us >= 0) {
-        st.samples[p.cand].push_back (us);
-      } else {
-        st.issued[p.cand]--;  /* run that trial again */
-        st.failures++;
-      }
+      segment_done (it->second, p.frame, r == AutoTimer::Poll::Ready && us >= 0 ? us : -1);
       touched.insert (p.key);
     }
     drop (p.start);
@@ -248,28 +276,45 @@ AutoTuner::on_choose (const std::string & kernel, long width, long height,
   }
   State & st = it->second;
   st.launches++;
+  const bool new_frame = st.frame != frame_;
+  if (new_frame) {
+    st.frame = frame_;
+    st.frames++;
+    st.untimed_frame = false;
+  }
 
   if (st.settled) {
     done_with_end ();
     return { st.cands[st.winner], Phase::Settled };
   }
-  if (st.launches <= cfg_.warmup_launches) {
+  if (st.frames <= cfg_.warmup_launches) {
     done_with_end ();
     return { st.cands[0], Phase::Warmup };
   }
 
-  /* Round robin over the candidates that still need samples, so that a
-   * drift in clocks or load spreads over all of them. */
+  /* This frame's trial, if its first launch started one: every launch of
+   * the key in a frame takes the same candidate, and their segments make
+   * one sample. */
+  Trial *trial = !st.trials.empty () && st.trials.back ().frame == frame_ ? &st.trials.back () : nullptr;
   const size_t n = st.cands.size ();
   size_t pick = n;
-  for (size_t i = 0; i < n; i++) {
-    const size_t j = (st.next + i) % n;
-    if (st.issued[j] < cfg_.samples_per_candidate) {
-      pick = j;
-      break;
+  if (trial) {
+    pick = trial->cand;
+  } else if (new_frame) {
+    /* Round robin over the candidates that still need samples, so that a
+     * drift in clocks or load spreads over all of them. */
+    for (size_t i = 0; i < n; i++) {
+      const size_t j = (st.next + i) % n;
+      if (st.issued[j] < cfg_.samples_per_candidate) {
+        pick = j;
+        break;
+      }
     }
   }
-  if (pick == n || pending_.size () >= cfg_.max_pending) {
+  if (pick == n || st.untimed_frame || (!trial && pending_.size () >= cfg_.max_pending)) {
+    /* nothing to time this frame (all trials queued, or a frame that
+     * started untimed): the best so far */
+    st.untimed_frame = true;
     done_with_end ();
     return { st.cands[best_so_far (st)], Phase::Waiting };
   }
@@ -282,13 +327,23 @@ AutoTuner::on_choose (const std::string & kernel, long width, long height,
   } else if (timer_->record (&start)) {
     hold (start);
   } else {
-    st.failures++;
+    if (trial) {
+      trial->failed = true;  /* the frame's sample lacks this launch */
+    } else {
+      st.failures++;
+      st.untimed_frame = true;
+    }
     try_settle (key, st);
     return { st.cands[st.settled ? st.winner : best_so_far (st)], Phase::Waiting };
   }
-  open_ = Open { key, pick, start };
-  st.issued[pick]++;
-  st.next = (pick + 1) % n;
+  open_ = Open { key, pick, start, frame_ };
+  if (!trial) {
+    st.issued[pick]++;
+    st.next = (pick + 1) % n;
+    st.trials.push_back ({ pick, frame_, 0.0, 0, false });
+    trial = &st.trials.back ();
+  }
+  trial->outstanding++;
   return { st.cands[pick], Phase::Trial };
 }
 
@@ -305,7 +360,19 @@ AutoTuner::on_untimed_launch ()
 void
 AutoTuner::end_frame ()
 {
-  on_untimed_launch ();
+  std::lock_guard<std::mutex> g (lock_);
+  poll_locked ();
+  AutoTimer::Mark end = 0;
+  if (close_open (&end))
+    drop (end);
+  /* the frame's trials are complete once their segments are read */
+  frame_++;
+  for (auto & [k, st] : states_) {
+    if (st.settled || st.trials.empty ())
+      continue;
+    complete_trials (st);
+    try_settle (k, st);
+  }
 }
 
 bool

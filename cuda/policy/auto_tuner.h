@@ -1,9 +1,15 @@
 /* cudavision — block-sizing=auto: an online block-size tuner.
  *
- * During the first launches of every (kernel, size), each launch takes the
- * next shape of a short candidate list (auto_candidates) and is timed; once
- * every candidate has enough samples, the one with the lowest median wins
- * and is used from then on, with no more timing.
+ * During the first frames of every (kernel, size), each frame's launches
+ * of it take the next shape of a short candidate list (auto_candidates)
+ * and are timed; once every candidate has enough samples, the one with the
+ * lowest median wins and is used from then on, with no more timing. A
+ * sample is a frame's time in the key: a kernel launched more than once a
+ * frame with the same key (the face search's batches of levels at 4K) has
+ * every launch of that frame take the same candidate and their times
+ * added, so that each candidate is timed on the same work (launch by
+ * launch, three batches and three candidates gave each candidate always
+ * the same batch).
  *
  * No host waits. A launch is timed from a mark (a timestamp queued on the
  * element's stream, a CUDA event) queued when its shape is chosen, to the
@@ -50,10 +56,11 @@ public:
 };
 
 struct AutoTunerConfig {
-  /* Untimed launches per (kernel, size) before the trials: the first launch
-   * of a kernel may carry one-time costs (module loading). */
+  /* Untimed frames per (kernel, size) before the trials (for a kernel
+   * launched once a frame, launches): the first launch of a kernel may
+   * carry one-time costs (module loading). */
   int warmup_launches = 1;
-  /* Timed launches per candidate; the median decides. */
+  /* Timed frames per candidate; the median decides. */
   int samples_per_candidate = 4;
   /* Medians within this fraction of the fastest tie; the earlier candidate
    * in the list (the table's, then the model's) wins a tie. */
@@ -99,13 +106,15 @@ public:
   /* The shape for a launch of `kernel` on width x height work, about to be
    * queued. `candidates` (the list to try, best guess first) is asked once,
    * on the first launch of that key; an empty list gets 32x1. Ends the
-   * timing of the previous launch and, for a trial, starts this one's. */
+   * timing of the previous launch and, for a trial, starts this one's.
+   * Launches of a key between two end_frame () calls are one trial. */
   Choice on_choose (const std::string & kernel, long width, long height,
       const std::function<std::vector<BlockShape> ()> & candidates);
   /* A launch that is not timed (a fixed-shape kernel) is about to be
    * queued: ends the timing of the launch before it. */
   void on_untimed_launch ();
-  /* The element has queued all of a frame's work: ends the open timing. */
+  /* The element has queued all of a frame's work: ends the open timing
+   * and the frame's trials. */
   void end_frame ();
   /* Reads the finished measurements and settles what can be settled;
    * never waits. The calls above do it first. */
@@ -136,11 +145,24 @@ private:
     long width, height;
     bool operator< (const Key & o) const;
   };
+  /* One frame's timing of a candidate: its segments' sum once all are
+   * read and the frame has ended. */
+  struct Trial {
+    size_t cand = 0;
+    unsigned long long frame = 0;
+    double sum_us = 0;
+    int outstanding = 0;  /* segments opened and not read yet */
+    bool failed = false;
+  };
   struct State {
     std::vector<BlockShape> cands;
     std::vector<std::vector<double>> samples;  /* per candidate */
-    std::vector<int> issued;                   /* timed launches queued, per candidate */
+    std::vector<int> issued;                   /* trials started, per candidate */
+    std::vector<Trial> trials;                 /* started, not complete yet */
     int launches = 0;
+    int frames = 0;                            /* frames the key was launched in */
+    unsigned long long frame = ~0ull;          /* the last of them */
+    bool untimed_frame = false;                /* that frame's launches are not timed */
     int failures = 0;
     size_t next = 0;                           /* round robin over the candidates */
     bool settled = false;
@@ -151,11 +173,13 @@ private:
     Key key;
     size_t cand;
     AutoTimer::Mark start, end;
+    unsigned long long frame;
   };
   struct Open {
     Key key;
     size_t cand;
     AutoTimer::Mark start;
+    unsigned long long frame;
   };
 
   void poll_locked ();
@@ -165,6 +189,11 @@ private:
   void hold (AutoTimer::Mark m);
   void drop (AutoTimer::Mark m);
   void try_settle (const Key & key, State & st);
+  /* A segment of the trial of `frame` read (us >= 0) or lost (us < 0). */
+  void segment_done (State & st, unsigned long long frame, double us);
+  /* Trials of ended frames with every segment read become samples (or,
+   * failed, are run again). */
+  void complete_trials (State & st);
   size_t best_so_far (const State & st) const;
 
   std::unique_ptr<AutoTimer> timer_;
@@ -174,6 +203,7 @@ private:
   std::vector<Pending> pending_;
   std::optional<Open> open_;
   std::map<AutoTimer::Mark, int> holds_;
+  unsigned long long frame_ = 0;  /* end_frame () calls so far */
   LaunchPolicy::Logger logger_;
 };
 

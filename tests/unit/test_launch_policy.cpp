@@ -1158,6 +1158,42 @@ TEST (Auto, OneCandidateSettlesAtOnce)
   EXPECT_EQ (r.tuner->on_choose ("e", 8, 8, [] { return std::vector<BlockShape> {}; }).block, (BlockShape { 32, 1 }));
 }
 
+/* A kernel launched three times a frame with the same key, on work of
+ * very different sizes (the face search's batches of levels at 4K), with
+ * three candidates: every launch of a frame takes the frame's candidate
+ * and a sample is the frame's sum. Launch by launch round robin gave each
+ * candidate always the same batch, and the one on the smallest won. */
+TEST (Auto, ALaunchRepeatedInAFrameIsOneSample)
+{
+  AutoRun r;
+  const std::vector<BlockShape> three = { { 64, 2 }, { 128, 1 }, { 256, 1 } };
+  const double batch_us[3] = { 100.0, 20.0, 2.0 };
+  auto speed = [] (BlockShape b) { return b == BlockShape { 256, 1 } ? 0.9 : b == BlockShape { 128, 1 } ? 1.0 : 1.1; };
+  for (int f = 0; f < 40 && (f == 0 || !r.tuner->all_settled ()); f++) {
+    r.timer->new_frame ();
+    std::set<std::string> shapes;
+    for (int b = 0; b < 3; b++) {
+      const AutoTuner::Choice c = r.tuner->on_choose ("k", 3840, 2160, [&] { return three; });
+      shapes.insert (c.block.str ());
+      r.timer->run (batch_us[b] * speed (c.block));
+    }
+    EXPECT_EQ (shapes.size (), 1u) << "frame " << f << ": one shape for all of a frame's launches";
+    r.tuner->end_frame ();
+  }
+  ASSERT_TRUE (r.tuner->all_settled ());
+  const std::vector<AutoResult> res = r.tuner->results ();
+  ASSERT_EQ (res.size (), 1u);
+  EXPECT_EQ (res[0].block, (BlockShape { 256, 1 }));
+  EXPECT_NEAR (res[0].median_us, 122.0 * 0.9, 0.01) << "the frame's three launches together";
+  EXPECT_EQ (res[0].samples, AutoTunerConfig ().samples_per_candidate);
+  EXPECT_EQ (r.tuner->launches ("k", 3840, 2160) % 3, 0);
+  for (int f = 0; f < 4; f++)
+    r.timer->new_frame ();
+  r.tuner->poll ();
+  EXPECT_EQ (r.tuner->pending (), 0u);
+  EXPECT_EQ (r.stats->bad_use, 0);
+}
+
 TEST (Auto, MarksHeldAtDestructionAreReleased)
 {
   auto stats = std::make_shared<FakeTimer::Stats> ();
@@ -1169,6 +1205,7 @@ TEST (Auto, MarksHeldAtDestructionAreReleased)
       timer->new_frame ();
       tuner.on_choose ("k", 64, 64, [] { return kFive; });
       timer->run (1);
+      tuner.end_frame ();
     }
     EXPECT_FALSE (stats->live.empty ());
   }

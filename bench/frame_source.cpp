@@ -315,6 +315,10 @@ ChainRun::push (const std::vector<GstBuffer *> & frames, guint64 i)
 bool
 ChainRun::finish (int timeout_s)
 {
+  /* an error already read from the bus (error ()): no EOS will come, and
+   * waiting for it hung a run for the whole timeout */
+  if (!error ().empty ())
+    return false;
   gst_app_src_end_of_stream (GST_APP_SRC (src_));
   GstMessage *m = gst_bus_timed_pop_filtered (bus_, (GstClockTime) timeout_s * GST_SECOND,
       (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));

@@ -138,22 +138,28 @@ gst_cuda_face_detect_updates_get_type (void)
 G_DEFINE_TYPE (GstCudaFaceDetect, gst_cuda_face_detect, GST_TYPE_CV_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudafacedetect, "cudafacedetect", GST_RANK_NONE, GST_TYPE_CUDA_FACE_DETECT);
 
+/* The properties (FaceSettings) or the part a frame reads
+ * (FaceFrameSettings), copied under the object lock. */
+template <typename Part>
+static Part
+settings_copy (GstCudaFaceDetect * self)
+{
+  GST_OBJECT_LOCK (self);
+  Part s = *self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
 static FaceSettings
 snapshot (GstCudaFaceDetect * self)
 {
-  GST_OBJECT_LOCK (self);
-  FaceSettings s = *self->settings;
-  GST_OBJECT_UNLOCK (self);
-  return s;
+  return settings_copy<FaceSettings> (self);
 }
 
 static FaceFrameSettings
 frame_settings (GstCudaFaceDetect * self)
 {
-  GST_OBJECT_LOCK (self);
-  FaceFrameSettings s = *self->settings;
-  GST_OBJECT_UNLOCK (self);
-  return s;
+  return settings_copy<FaceFrameSettings> (self);
 }
 
 /* -------------------------------------------------------- start / stop */

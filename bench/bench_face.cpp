@@ -6,6 +6,7 @@
  *       [--sizes 640x480,1920x1080,3840x2160] [--frames 30]
  *       [--modes static,model,auto,table,static:64x4,...] [--table FILE]
  *       [--schedules 1-2-4-7:32/4,3:32,...] [--check] [--cascade FILE]
+ *       [--kernels] [--interleave]
  *
  * Inputs: tests/common/face_inputs.h (mosaic, portraits, nonface, noise,
  * leaves: the tuner's synthetic photograph, or a picture of tests/data),
@@ -13,6 +14,10 @@
  * Modes: static (each kernel's documented shape), static:WxH (that shape
  * for every kernel, the element's block-size), table (--table, the
  * tuner's), model, auto (timed after it has settled on every kernel).
+ * --interleave times the modes' frames in turn (every mode's frame i
+ * before any mode's frame i + 1, each mode with its own detector), so that
+ * a drift in clocks or load falls on all of them alike; without it each
+ * mode's frames run together, one mode after the other.
  * --check compares every input's raw windows and grouped faces with
  * cv::CascadeClassifier::detectMultiScale once per size. Prints one row per
  * (input, size, mode, schedule): median, p10 and p90 ms per frame, and
@@ -211,7 +216,7 @@ main (int argc, char **argv)
   std::string modes = "static,model", schedules, table_path;
   std::string cascade_path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
   int frames = 30;
-  bool check_opencv = false, per_kernel = false;
+  bool check_opencv = false, per_kernel = false, interleave = false;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     auto next = [&] () { return i + 1 < argc ? std::string (argv[++i]) : std::string (); };
@@ -224,9 +229,10 @@ main (int argc, char **argv)
     else if (a == "--cascade") cascade_path = next ();
     else if (a == "--check") check_opencv = true;
     else if (a == "--kernels") per_kernel = true;
+    else if (a == "--interleave") interleave = true;
     else {
       std::fprintf (stderr, "usage: %s [--images LIST] [--sizes LIST] [--modes LIST] [--schedules LIST] "
-          "[--table FILE] [--frames N] [--cascade FILE] [--check] [--kernels]\n", argv[0]);
+          "[--table FILE] [--frames N] [--cascade FILE] [--check] [--kernels] [--interleave]\n", argv[0]);
       return 2;
     }
   }
@@ -317,35 +323,69 @@ main (int argc, char **argv)
         d.release ();
       }
       for (const Schedule & sc : schedule_list) {
-        for (const Mode & m : mode_list) {
-          cudavision::LaunchPolicy policy (dev, m.sizing, m.shape, table);
+        /* One runner per mode: its policy, its tuner (auto), its detector. */
+        struct Runner {
+          const Mode *mode;
+          cudavision::LaunchPolicy policy;
           std::shared_ptr<cudavision::AutoTuner> tuner;
-          if (m.sizing == BlockSizing::Auto) {
-            tuner = std::make_shared<cudavision::AutoTuner> (
-                std::make_unique<cudavision::CudaEventTimer> (stream.get ()));
-            policy.set_auto_tuner (tuner);
-          }
-          FaceDetector d;
-          apply_schedule (d, sc);
-          d.set_raw_windows (false); /* as the element runs it: faces only */
-          die (d.set_cascade (cascade, stream.get ()), "cascade upload");
+          std::unique_ptr<FaceDetector> d;
           FaceDetector::Result r;
-          auto frame = [&] () {
-            die (d.detect (img8, {}, policy, stream.get (), &r), "detect");
-            if (tuner)
-              tuner->end_frame ();
-          };
-          /* warm-up; auto until every kernel has settled */
-          for (int i = 0; i < 3; i++)
-            frame ();
-          for (int i = 0; tuner && !tuner->all_settled () && i < 500; i++)
-            frame ();
           std::vector<double> ms;
-          for (int i = 0; i < frames; i++) {
-            const auto t0 = std::chrono::steady_clock::now ();
-            frame ();
-            ms.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
+        };
+        std::vector<std::unique_ptr<Runner>> runners;
+        for (const Mode & m : mode_list) {
+          /* (a policy is not movable: the runner is built in place) */
+          runners.emplace_back (new Runner { &m, cudavision::LaunchPolicy (dev, m.sizing, m.shape, table), nullptr,
+              std::make_unique<FaceDetector> (), {}, {} });
+          Runner & u = *runners.back ();
+          if (m.sizing == BlockSizing::Auto) {
+            u.tuner = std::make_shared<cudavision::AutoTuner> (
+                std::make_unique<cudavision::CudaEventTimer> (stream.get ()));
+            u.policy.set_auto_tuner (u.tuner);
           }
+          apply_schedule (*u.d, sc);
+          u.d->set_raw_windows (false); /* as the element runs it: faces only */
+          die (u.d->set_cascade (cascade, stream.get ()), "cascade upload");
+        }
+        auto frame = [&] (Runner & u) {
+          die (u.d->detect (img8, {}, u.policy, stream.get (), &u.r), "detect");
+          if (u.tuner)
+            u.tuner->end_frame ();
+        };
+        auto timed = [&] (Runner & u) {
+          const auto t0 = std::chrono::steady_clock::now ();
+          frame (u);
+          u.ms.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0).count ());
+        };
+        /* warm-up; auto until every kernel has settled */
+        auto warm = [&] (Runner & u) {
+          for (int i = 0; i < 3; i++)
+            frame (u);
+          for (int i = 0; u.tuner && !u.tuner->all_settled () && i < 500; i++)
+            frame (u);
+        };
+        if (interleave) {
+          /* every mode's frame i before any mode's frame i + 1: a drift in
+           * clocks or load over the run falls on all modes alike */
+          for (auto & u : runners)
+            warm (*u);
+          for (int i = 0; i < frames; i++)
+            for (auto & u : runners)
+              timed (*u);
+        }
+        for (auto & up : runners) {
+          Runner & u = *up;
+          const Mode & m = *u.mode;
+          FaceDetector & d = *u.d;
+          const cudavision::LaunchPolicy & policy = u.policy;
+          const auto & tuner = u.tuner;
+          FaceDetector::Result & r = u.r;
+          if (!interleave) {
+            warm (u);
+            for (int i = 0; i < frames; i++)
+              timed (u);
+          }
+          std::vector<double> & ms = u.ms;
           /* the host's own time: enqueue () (every launch, or one graph)
            * and collect () once the GPU is done (the read-back's event,
            * the grouping), as an element with latency-frames=1 spends it */

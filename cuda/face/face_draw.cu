@@ -68,16 +68,9 @@ facedetect_draw_traits ()
 const KernelTraits &
 facedetect_input_traits ()
 {
-  static const KernelTraits t = [] {
-    /* luma_and_copy (gray.h): cudagray's kernel, 4 pixels of one row a
-     * thread, the frame's luma and its copy to the output from the same
-     * loads, as cudaflow's flow.input */
-    KernelTraits k = kernel_traits ("facedetect.input", { 32, 8 }, true);
-    k.items_per_thread_x = 4;
-    k.load_bytes_per_item = 4;
-    k.store_bytes_per_item = 5;
-    return k;
-  }();
+  /* luma_and_copy (gray.h): the frame's luma and its copy to the output
+   * from the same loads, as cudaflow's flow.input */
+  static const KernelTraits t = luma_and_copy_traits ("facedetect.input");
   return t;
 }
 

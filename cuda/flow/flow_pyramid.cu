@@ -73,13 +73,8 @@ aligned (const void *p, size_t pitch, size_t a)
 const KernelTraits &
 flow_input_traits ()
 {
-  static const KernelTraits t = [] {
-    /* luma_and_copy: cudagray's kernel, 4 pixels of one row a thread */
-    KernelTraits k = make_traits ("flow.input");
-    k.load_bytes_per_item = 4; /* RGBA in (and out again when copying), one byte out */
-    k.store_bytes_per_item = 5;
-    return k;
-  }();
+  /* luma_and_copy: cudagray's kernel, 4 pixels of one row a thread */
+  static const KernelTraits t = luma_and_copy_traits ("flow.input");
   return t;
 }
 

@@ -41,6 +41,11 @@ struct LumaCopyArgs {
 CudaStatus luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, PackedRgb layout,
     bool copy, Image8 luma, const KernelTraits & traits, const LaunchPolicy & policy, cudaStream_t stream);
 
+/* Traits for a caller's luma_and_copy launch, under the caller's name
+ * (each caller its own tuned shapes): 4 pixels of one row a thread, an
+ * RGBA pixel in (and out again when copying), one byte of luma out. */
+KernelTraits luma_and_copy_traits (const char *name);
+
 /* Pitched device-to-device plane copy (the Y plane of NV12 / I420). */
 CudaStatus copy_plane (ConstImage8 src, Image8 dst, int bytes_per_row, cudaStream_t stream);
 

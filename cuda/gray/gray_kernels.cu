@@ -231,6 +231,16 @@ rgb_to_gray (ConstImage8 src, PackedRgb layout, Image8 dst, const LaunchPolicy &
   return vec ? launch_rgb<true> (layout, l) : launch_rgb<false> (layout, l);
 }
 
+KernelTraits
+luma_and_copy_traits (const char *name)
+{
+  KernelTraits k = kernel_traits (name, { 32, 8 }, true);
+  k.items_per_thread_x = 4;
+  k.load_bytes_per_item = 4;
+  k.store_bytes_per_item = 5;
+  return k;
+}
+
 CudaStatus
 luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, PackedRgb layout, bool copy,
     Image8 luma, const KernelTraits & traits, const LaunchPolicy & policy, cudaStream_t stream)

@@ -348,9 +348,8 @@ AutoTuner::on_choose (const std::string & kernel, long width, long height,
 }
 
 void
-AutoTuner::on_untimed_launch ()
+AutoTuner::end_open_locked ()
 {
-  std::lock_guard<std::mutex> g (lock_);
   poll_locked ();
   AutoTimer::Mark end = 0;
   if (close_open (&end))
@@ -358,13 +357,17 @@ AutoTuner::on_untimed_launch ()
 }
 
 void
+AutoTuner::on_untimed_launch ()
+{
+  std::lock_guard<std::mutex> g (lock_);
+  end_open_locked ();
+}
+
+void
 AutoTuner::end_frame ()
 {
   std::lock_guard<std::mutex> g (lock_);
-  poll_locked ();
-  AutoTimer::Mark end = 0;
-  if (close_open (&end))
-    drop (end);
+  end_open_locked ();
   /* the frame's trials are complete once their segments are read */
   frame_++;
   for (auto & [k, st] : states_) {

@@ -183,6 +183,9 @@ private:
   };
 
   void poll_locked ();
+  /* Reads what is finished, then ends the open segment (untimed launch,
+   * end of frame). */
+  void end_open_locked ();
   /* Ends the open segment; *end receives its end mark (held once more for
    * the caller) when there was one. */
   bool close_open (AutoTimer::Mark * end);

@@ -2,7 +2,6 @@
 #include "gstcvlumainput.h"
 
 #include "../cpu/gray_cpu.h"
-#include "../cuda/gray/gray.h"
 
 bool
 gst_cv_luma_input_set (GstCvLumaInput * in, const GstVideoInfo * info)
@@ -29,24 +28,4 @@ gst_cv_luma_cpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, std::ve
   const cudavision::Image8 g { scratch->data (), (size_t) src.width, src.width, src.height };
   cudavision::cpu::rgb_to_gray (src, in.layout, g);
   return { g.data, g.pitch, g.width, g.height };
-}
-
-cudavision::CudaStatus
-gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src, cudavision::DeviceBuffer * scratch,
-    const cudavision::LaunchPolicy & policy, cudaStream_t stream, cudavision::ConstImage8 * out,
-    cudavision::Image8 copy)
-{
-  if (in.gray) {
-    *out = src;
-    return copy.data ? cudavision::copy_plane (src, copy, src.width, stream) : cudavision::CudaStatus {};
-  }
-  /* pitched rows keep the kernel's 4-byte output stores aligned */
-  const size_t pitch = cudavision::aligned_pitch ((size_t) src.width);
-  cudavision::CudaStatus s = scratch->ensure (pitch * src.height);
-  if (!s.ok ())
-    return s;
-  const cudavision::Image8 g { scratch->as<uint8_t> (), pitch, src.width, src.height };
-  s = cudavision::rgb_to_gray (src, in.layout, g, policy, stream, copy);
-  *out = { g.data, g.pitch, g.width, g.height };
-  return s;
 }

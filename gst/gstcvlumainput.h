@@ -1,12 +1,11 @@
 /* cudavision — elements that analyse the luma of GRAY8 or packed RGB
  * frames and pass the frame itself on (cudaharris, cudaflow,
- * cudafacedetect): the negotiated layout, and the luma on either backend,
- * bit-exact to cv::cvtColor. */
+ * cudafacedetect): the negotiated layout, and the luma of a host frame,
+ * bit-exact to cv::cvtColor (on the GPU each element's own launcher makes
+ * its luma: gray.h's luma_and_copy). */
 #pragma once
 
 #include "gstcvbasefilter.h"
-
-#include "../cuda/common/cuda_raii.h"
 
 #include <vector>
 
@@ -28,10 +27,3 @@ void gst_cv_luma_input_copy_cpu (const GstCvLumaInput & in, cudavision::ConstIma
 cudavision::ConstImage8 gst_cv_luma_cpu (const GstCvLumaInput & in, cudavision::ConstImage8 src,
     std::vector<uint8_t> * scratch);
 
-/* The same for a device frame, converted on `stream` into `scratch`
- * (grown as needed, pitched); `*out` is the luma. With `copy` given (its
- * data not null: plane 0 of the output frame), the frame is also copied
- * there, in the same launch for colour frames. */
-cudavision::CudaStatus gst_cv_luma_gpu (const GstCvLumaInput & in, cudavision::ConstImage8 src,
-    cudavision::DeviceBuffer * scratch, const cudavision::LaunchPolicy & policy, cudaStream_t stream,
-    cudavision::ConstImage8 * out, cudavision::Image8 copy = {});

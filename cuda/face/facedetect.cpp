@@ -396,21 +396,15 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
   if (!s.ok ())
     return s;
   const Image8 luma { luma_.as<uint8_t> (), pitch, f.width, f.height };
-  /* the luma kernel's word access: 16-byte rows for 4-byte pixels, 4 for
-   * GRAY8 (our frames' 256-byte pitch always; a crop upstream may not) */
-  const size_t a = in.gray ? 4 : 16;
-  auto aligned = [a] (const void *p, size_t row) { return (uintptr_t) p % a == 0 && row % a == 0; };
-  if (!aligned (f.data, f.pitch) || (copy && !aligned (in.copy.data, in.copy.pitch))) {
-    /* apart: the copy and the luma as launches of their own, the boxes
-     * left to the caller (drawn stays false) */
-    if (copy)
-      s = copy_plane (f, in.copy, f.width * (in.gray ? 1 : 4), stream);
-    if (s.ok () && !in.gray)
-      s = rgb_to_gray (f, in.layout, luma, policy, stream);
+  const LumaCopyArgs args { f.data, f.pitch, copy ? in.copy.data : nullptr, copy ? in.copy.pitch : 0 };
+  if (!luma_and_copy_vectorizable (args, in.gray, copy)) {
+    /* rows the luma kernel cannot take as words (a crop upstream): its
+     * launch apart (the copy and the luma in two), the boxes left to the
+     * caller (drawn stays false) */
+    s = luma_and_copy (args, nullptr, in.gray, in.layout, copy, luma, facedetect_input_traits (), policy, stream);
     if (!s.ok ())
       return s;
-    return enqueue_impl (in.gray ? f : ConstImage8 { luma.data, luma.pitch, luma.width, luma.height }, params, policy,
-        stream, {}, nullptr);
+    return enqueue_impl ({ luma.data, luma.pitch, luma.width, luma.height }, params, policy, stream, {}, nullptr);
   }
   if (!args_.get ()) {
     s = args_.allocate (sizeof (LumaCopyArgs));
@@ -429,8 +423,7 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
       return s;
     args_busy_ = false;
   }
-  *static_cast<LumaCopyArgs *> (args_.get ()) = { f.data, f.pitch, copy ? in.copy.data : nullptr,
-    copy ? in.copy.pitch : 0 };
+  *static_cast<LumaCopyArgs *> (args_.get ()) = args;
   FrameIo io;
   io.gray = in.gray;
   io.layout = in.layout;

@@ -100,6 +100,8 @@ public:
   CudaStatus build_levels (const LaunchPolicy & policy, cudaStream_t stream);
   /* The frame (and the copy) allow the input kernel's word loads. */
   static bool input_vectorizable (const CornerInput & frame, const Image8 * copy);
+  /* The frame's and the copy's pointers as the input kernel takes them. */
+  static FlowInputArgs input_args (const CornerInput & frame, const Image8 * copy);
   /* prepare, then build_input. */
   CudaStatus build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream, const Image8 * copy = nullptr);

@@ -623,7 +623,7 @@ FlowSession::input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_
   if (!policy.replays_allowed () || !FlowPyramid::input_vectorizable (input_, copy))
     return pyr_[cur_].build_input (input_, copy, policy, stream);
   FlowInputArgs *a = &static_cast<FrameArgs *> (args_.get ())[slot].input;
-  *a = { input_.image.data, input_.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
+  *a = FlowPyramid::input_args (input_, copy);
   *in_graph = true;
   return {};
 }

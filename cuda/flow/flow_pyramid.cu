@@ -62,12 +62,6 @@ make_traits (const char *name)
   return t;
 }
 
-bool
-aligned (const void *p, size_t pitch, size_t a)
-{
-  return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
-}
-
 }  // namespace
 
 const KernelTraits &
@@ -173,8 +167,13 @@ FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cuda
 bool
 FlowPyramid::input_vectorizable (const CornerInput & frame, const Image8 * copy)
 {
-  const size_t a = frame.gray ? 4 : 16;
-  return aligned (frame.image.data, frame.image.pitch, a) && (!copy || aligned (copy->data, copy->pitch, a));
+  return luma_and_copy_vectorizable (input_args (frame, copy), frame.gray, copy != nullptr);
+}
+
+FlowInputArgs
+FlowPyramid::input_args (const CornerInput & frame, const Image8 * copy)
+{
+  return { frame.image.data, frame.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
 }
 
 CudaStatus
@@ -183,22 +182,10 @@ FlowPyramid::build_input (const CornerInput & frame, const Image8 * copy, const 
 {
   if (levels_ == 0)
     return {};
-  const int w = frame.image.width;
-  /* One kernel reads the frame for level 0 and the copy where the rows
-   * allow its word loads and stores (our frames' 256-byte pitch always
-   * does); else the copy and the level apart. */
-  if (input_vectorizable (frame, copy)) {
-    const FlowInputArgs a { frame.image.data, frame.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
-    return luma_and_copy (a, nullptr, frame.gray, frame.layout, copy != nullptr, level_[0], flow_input_traits (),
-        policy, stream);
-  }
-  CudaStatus s;
-  if (copy)
-    s = copy_plane (frame.image, *copy, w * (frame.gray ? 1 : 4), stream);
-  if (s.ok ())
-    s = frame.gray ? copy_plane (frame.image, level_[0], w, stream)
-                   : rgb_to_gray (frame.image, frame.layout, level_[0], policy, stream);
-  return s;
+  /* one kernel reads the frame for level 0 and writes the copy (where the
+   * rows do not allow its word access, luma_and_copy makes them apart) */
+  return luma_and_copy (input_args (frame, copy), nullptr, frame.gray, frame.layout, copy != nullptr, level_[0],
+      flow_input_traits (), policy, stream);
 }
 
 CudaStatus

@@ -251,8 +251,27 @@ luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, 
    * refuses 3-byte RGB): such a layout would be read as 4-byte pixels */
   if (!gray && packed_rgb_layout (layout).channels != 4)
     return { cudaErrorInvalidValue, "luma_and_copy: GRAY8 or a 4-byte RGB layout" };
+  if (!from && !luma_and_copy_vectorizable (args, gray, copy)) {
+    /* rows the kernel cannot take as words: the copy and the luma apart */
+    const ConstImage8 frame { args.src, args.src_pitch, luma.width, luma.height };
+    CudaStatus s;
+    if (copy)
+      s = copy_plane (frame, { args.copy, args.copy_pitch, luma.width, luma.height }, luma.width * (gray ? 1 : 4),
+          stream);
+    if (s.ok ())
+      s = gray ? copy_plane (frame, luma, luma.width, stream) : rgb_to_gray (frame, layout, luma, policy, stream);
+    return s;
+  }
   const Launch l { args, from, copy, luma, &traits, &policy, stream };
   return gray ? launch<1, 0, 0, 0, kFlowRows, true> (l) : launch_packed4<kFlowRows, true> (layout, l);
+}
+
+bool
+luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, bool copy)
+{
+  const size_t a = gray ? 4 : 16;
+  auto aligned = [a] (const void *p, size_t pitch) { return (uintptr_t) p % a == 0 && pitch % a == 0; };
+  return aligned (args.src, args.src_pitch) && (!copy || aligned (args.copy, args.copy_pitch));
 }
 
 CudaStatus

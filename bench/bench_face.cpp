@@ -95,12 +95,14 @@ parse_mode (const std::string & s, Mode * m)
  * first kernel and of each round, the deep kernel's lanes per window and
  * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out), and pN: the deep
  * kernel's window patch from stage N on (1-2-4:32/1p8), and q0: the deep
- * kernel's windows by the grid's stride instead of from its queue. */
+ * kernel's windows by the grid's stride instead of from its queue, w0: a
+ * short list in the rounds by the first blocks (not spread over all). */
 struct Schedule {
   std::vector<int> ends;  /* empty: the detector's default */
   int lanes = 0, round_lanes = 1;
   int patch_from = cudavision::kFaceNoPatch;
   bool queue = true;
+  bool round_spread = true;
 };
 
 void
@@ -108,7 +110,7 @@ apply_schedule (FaceDetector & d, const Schedule & s)
 {
   FaceDetector::Schedule sc;
   if (!s.ends.empty ())
-    sc = { s.ends, s.lanes, s.round_lanes, s.patch_from, s.queue };
+    sc = { s.ends, s.lanes, s.round_lanes, s.patch_from, s.queue, s.round_spread };
   d.set_schedule (sc);
 }
 
@@ -129,6 +131,8 @@ parse_schedule (const std::string & s, Schedule * out)
     out->patch_from = std::atoi (s.substr (patch + 1).c_str ());
   if (s.find ("q0", colon) != std::string::npos)
     out->queue = false;
+  if (s.find ("w0", colon) != std::string::npos)
+    out->round_spread = false;
   return !out->ends.empty () && out->lanes > 0 && out->round_lanes > 0;
 }
 
@@ -143,7 +147,9 @@ schedule_str (const Schedule & s)
   out += ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
   if (s.patch_from < cudavision::kFaceNoPatch)
     out += "p" + std::to_string (s.patch_from);
-  return s.queue ? out : out + "q0";
+  if (!s.queue)
+    out += "q0";
+  return s.round_spread ? out : out + "w0";
 }
 
 bool

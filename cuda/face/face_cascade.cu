@@ -135,7 +135,7 @@ __global__ void __maxnreg__ (kListMaxRegisters)
 list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap windows,
     const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, const WindowEntry *__restrict__ in,
     const uint32_t *in_count, unsigned in_capacity, int first, int last, WindowEntry *out, uint32_t *out_count,
-    unsigned out_capacity, facedetect::FaceKey *faces, int patch_from, uint32_t *queue)
+    unsigned out_capacity, facedetect::FaceKey *faces, int patch_from, uint32_t *queue, bool spread)
 {
   /* facedetect.deep, a warp per window: from stage patch_from on, the
    * window's integral corners ((W + 1) x (H + 1) words, rows at the
@@ -220,7 +220,16 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
   };
   const unsigned stride = gridDim.x * groups;
   const unsigned in_warp = (threadIdx.x & 31u) / LANES;
-  for (unsigned i = blockIdx.x * groups + group; __any_sync (0xffffffffu, i < n);) {
+  /* A warp's first windows: block after block, or, for a list no longer
+   * than the grid (spread), warp w of every block before warp w + 1 of
+   * any, so that a short list spreads over all blocks (and SMs) instead of
+   * filling the first blocks: the grid fills the GPU for the longest list,
+   * and a short one left the last blocks idle however many threads a
+   * block had (facedetect.stages at 512x512 on the synthetic photograph,
+   * H100: 44-62 us over the block sizes by blocks, 37-41 spread). */
+  const unsigned warps = groups * LANES / 32, warp = group * LANES / 32;
+  const unsigned first_warp = spread && n <= stride ? warp * gridDim.x + blockIdx.x : blockIdx.x * warps + warp;
+  for (unsigned i = first_warp * (32u / LANES) + in_warp; __any_sync (0xffffffffu, i < n);) {
     unsigned taken = 0;
     if (queue && (threadIdx.x & 31u) == 0)
       taken = atomicAdd (queue, 32u / LANES);
@@ -336,7 +345,7 @@ template <bool FINAL>
 CudaStatus
 launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
     const WindowList & in, int first, int last, WindowEntry *out, uint32_t *out_count, unsigned out_capacity,
-    FaceKey *faces, int patch_from, uint32_t *queue, const LaunchPolicy & policy, cudaStream_t stream,
+    FaceKey *faces, int patch_from, uint32_t *queue, bool spread, const LaunchPolicy & policy, cudaStream_t stream,
     const HookContext & hc)
 {
   const void *kernel = list_kernel_of<FINAL> (stumps, lanes);
@@ -353,7 +362,10 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
       ? 0
       : (size_t) (c.block.threads () / 32) * (size_t) (haar::patch_pitch_of (cascade) * patch_h) * sizeof (uint32_t);
   /* beyond the default dynamic shared memory (blocks of many warps), the
-   * windows stay in global memory */
+   * windows stay in global memory: allowed more (cudaFuncSetAttribute, up
+   * to 227 KiB), blocks of 1024 threads got faster at 4K (1298 -> 1142 us)
+   * and blocks of 672 slower (1325 -> 1533: the carve-out leaves L1 too
+   * little for the cascade), H100, 2026-11-27 */
   if (shared > 48 * 1024) {
     patch_from = kNoPatch;
     shared = 0;
@@ -379,7 +391,7 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
   const uint32_t *count = in.count;
   unsigned capacity = in.capacity;
   void *args[] = { &view, &levels, &windows, &sum, &sq, &items, &count, &capacity, &first, &last, &out, &out_count,
-    &out_capacity, &faces, &patch_from, &queue };
+    &out_capacity, &faces, &patch_from, &queue, &spread };
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
   CV_CUDA_TRY (cudaLaunchKernel (kernel, dim3 (c.grid_x), block_dim (c), args, shared, stream));
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);
@@ -388,11 +400,11 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
 
 CudaStatus
 launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b, const WindowList & in,
-    int first, int last, const WindowList & out, const LaunchPolicy & policy, cudaStream_t stream,
+    int first, int last, const WindowList & out, bool spread, const LaunchPolicy & policy, cudaStream_t stream,
     const HookContext & hc)
 {
   return launch_list<false> (facedetect_stages_traits (), cascade, stumps, lanes, b, in, first, last, out.items,
-      out.count, out.capacity, nullptr, kNoPatch, nullptr, policy, stream, hc);
+      out.count, out.capacity, nullptr, kNoPatch, nullptr, spread, policy, stream, hc);
 }
 
 CudaStatus
@@ -401,7 +413,7 @@ launch_deep (const haar::CascadeView & cascade, bool stumps, int lanes, const Ba
     cudaStream_t stream, const HookContext & hc)
 {
   return launch_list<true> (facedetect_deep_traits (), cascade, stumps, lanes, b, in, first, cascade.nstages,
-      nullptr, faces.count, faces.capacity, faces.items, patch_from, queue, policy, stream, hc);
+      nullptr, faces.count, faces.capacity, faces.items, patch_from, queue, false, policy, stream, hc);
 }
 
 }  // namespace facedetect

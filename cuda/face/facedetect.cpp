@@ -227,8 +227,8 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     if (s.ok ())
       s = launch_front (view, stumps_, b, ends_[0], list (0), policy, stream, hc);
     for (size_t k = 1; s.ok () && k < slots; k++)
-      s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k), policy, stream,
-          hc);
+      s = launch_stages (view, stumps_, round_lanes, b, list (k - 1), ends_[k - 1], ends_[k], list (k),
+          schedule_.round_spread, policy, stream, hc);
     uint32_t *queue = schedule_.queue ? header + 4 + slots * plan_.batches.size () + bi : nullptr;
     if (s.ok ())
       s = launch_deep (view, stumps_, lanes, b, list (slots - 1), ends_.back (), schedule_.patch_from, faces, queue,
@@ -303,6 +303,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   for (int e : ends_)
     key.add (e);
   key.add (schedule_.lanes).add (schedule_.round_lanes).add (schedule_.patch_from).add (schedule_.queue);
+  key.add (schedule_.round_spread);
   key.add (batch_cap_);
   key.add (list_capacity_[0]).add (list_capacity_[1]).add (face_capacity_).add (edge_capacity_);
   key.add (state_header_words_).add (host_state_.get ());

@@ -131,6 +131,10 @@ public:
      * rounds changed nothing (89-90 us either way), so they keep the
      * stride. */
     bool queue = true;
+    /* facedetect.stages: a list shorter than the grid spread over all its
+     * blocks (face_cascade.cu's list_kernel). Measured on an H100
+     * (docs/PERFORMANCE.md): faster or equal at every size and block. */
+    bool round_spread = true;
   };
 
   FaceDetector () = default;

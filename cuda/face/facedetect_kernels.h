@@ -79,9 +79,11 @@ CudaStatus launch_front (const haar::CascadeView & cascade, bool stumps, const B
     const WindowList & out, const LaunchPolicy & policy, cudaStream_t stream, const HookContext & hc);
 
 /* facedetect.stages: stages [first, last) of every listed window, `lanes`
- * lanes per window (as launch_deep); the windows that pass go to `out`. */
+ * lanes per window (as launch_deep); the windows that pass go to `out`.
+ * `spread`: a list no longer than the grid's threads is spread over all
+ * its blocks (warp w of every block first) rather than the first. */
 CudaStatus launch_stages (const haar::CascadeView & cascade, bool stumps, int lanes, const BatchView & b,
-    const WindowList & in, int first, int last, const WindowList & out, const LaunchPolicy & policy,
+    const WindowList & in, int first, int last, const WindowList & out, bool spread, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* facedetect.deep: stages [first, nstages) of the listed windows, `lanes`

@@ -306,7 +306,8 @@ TEST_F (FaceGpu, EveryStageScheduleGivesTheSameWindows)
     { { 5, 3, 9 }, 32, 16 }, { { 1, 2, 4 }, 32, 1, cudavision::kFaceNoPatch }, { { 1, 2, 4 }, 32, 1, 4 },
     { { 1, 2, 4 }, 32, 1, 9 }, { { 1 }, 32, 1, 0 }, { { 1, 2 }, 16, 1, 3 }, { { 1, 2, 4 }, 8, 1, 0 },
     { { 2, 7 }, 32, 4, 24 }, { { 2, 4 }, 32, 1, 0, false }, { { 1, 3 }, 1, 1, 0, false },
-    { { 2, 5 }, 8, 4, cudavision::kFaceNoPatch, false } };
+    { { 2, 5 }, 8, 4, cudavision::kFaceNoPatch, false }, { { 2, 4 }, 32, 1, 0, true, false },
+    { { 1, 2, 4, 7 }, 8, 4, 0, true, false }, { { 1, 3, 6 }, 32, 32, 0, false, false } };
   for (const char *file : { "haarcascade_frontalface_default.xml", "haarcascade_frontalface_alt2.xml" }) {
     FaceDetector & d = detector (file);
     for (const cv::Mat * img : { &faces, &noise }) {
@@ -320,7 +321,8 @@ TEST_F (FaceGpu, EveryStageScheduleGivesTheSameWindows)
         const FaceDetector::Result r = detect (*img, file, {}, policy ());
         EXPECT_EQ (r.raw, base.raw) << file << " schedule of " << s.ends.size () << " ends from " << s.ends[0]
                                     << ", " << s.lanes << " / " << s.round_lanes << " lanes, patch from "
-                                    << s.patch_from << (s.queue ? "" : ", grid stride");
+                                    << s.patch_from << (s.queue ? "" : ", grid stride")
+                                    << (s.round_spread ? "" : ", short lists not spread");
       }
       d.set_schedule ({});
     }

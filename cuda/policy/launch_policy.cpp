@@ -653,8 +653,8 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
     /* Not timed, but it ends the auto tuner's timing of the launch before. */
     if (auto_ && mode_ == BlockSizing::Auto)
       auto_->on_untimed_launch ();
-  } else if (forced_block_.valid () && k.name && forced_kernel_ == k.name) {
-    b = clamp_shape (forced_block_, dev_, res);
+  } else if (const BlockShape *f = forced_for (k.name)) {
+    b = clamp_shape (*f, dev_, res);
     source = "forced";
   } else {
     switch (mode_) {
@@ -742,7 +742,7 @@ LaunchPolicy::choose_auto (const KernelTraits & k, const KernelResources & res, 
 bool
 LaunchPolicy::replays_allowed () const
 {
-  if (!forced_kernel_.empty () || observer_)
+  if (!forced_.empty () || observer_)
     return false;
   return mode_ != BlockSizing::Auto || (auto_ && auto_->quiet ());
 }
@@ -750,8 +750,21 @@ LaunchPolicy::replays_allowed () const
 void
 LaunchPolicy::force_block (const std::string & kernel, BlockShape shape)
 {
-  forced_kernel_ = shape.valid () ? kernel : std::string ();
-  forced_block_ = shape.valid () ? shape : BlockShape { 0, 1 };
+  forced_.erase (std::remove_if (forced_.begin (), forced_.end (), [&] (const auto & f) { return f.first == kernel; }),
+      forced_.end ());
+  if (shape.valid ())
+    forced_.emplace_back (kernel, shape);
+}
+
+const BlockShape *
+LaunchPolicy::forced_for (const char *kernel) const
+{
+  if (!kernel)
+    return nullptr;
+  for (const auto & f : forced_)
+    if (f.first == kernel)
+      return &f.second;
+  return nullptr;
 }
 
 }  // namespace cudavision

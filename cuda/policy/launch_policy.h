@@ -233,7 +233,9 @@ public:
   /* Every later choice for the kernel named `kernel` gets `shape`, clamped
    * as a user shape is, in any mode; source "forced". Fixed-block kernels
    * keep their shape. cudavision-tune forces candidates through the
-   * launchers' own code paths with it. An invalid shape removes it. */
+   * launchers' own code paths with it (and the kernels whose output a
+   * candidate reads to their tuned shapes). Several kernels may be forced
+   * at once; an invalid shape removes the kernel's. */
   void force_block (const std::string & kernel, BlockShape shape);
   void set_observer (std::shared_ptr<LaunchObserver> o) { observer_ = std::move (o); }
   /* The online tuner of block-sizing=auto; set before the first launch. */
@@ -250,6 +252,7 @@ public:
 
 private:
   void log (int level, const std::string & msg) const;
+  const BlockShape *forced_for (const char *kernel) const;
   const char *choose_auto (const KernelTraits & k, const KernelResources & res, long width, long height,
       BlockShape * b) const;
 
@@ -258,8 +261,7 @@ private:
   BlockShape user_static_;
   std::shared_ptr<const TuningTable> table_;
   Logger logger_;
-  std::string forced_kernel_;
-  BlockShape forced_block_;
+  std::vector<std::pair<std::string, BlockShape>> forced_;
   std::shared_ptr<LaunchObserver> observer_;
   std::shared_ptr<AutoTuner> auto_;
   /* Table misses already reported, so each is logged once. */

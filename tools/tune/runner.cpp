@@ -161,6 +161,25 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
     run->notes.push_back (t->name + ": not measured: " + why);
     progress.message (run->notes.back ());
   }
+  /* Each kernel after those it is tuned with (Tunable::tuned_with), the
+   * rest in name order. */
+  {
+    std::vector<const Tunable *> ordered, left = ts;
+    auto pending = [&] (const std::string & name) {
+      return std::any_of (left.begin (), left.end (), [&] (const Tunable *u) { return u->name == name; });
+    };
+    while (!left.empty ()) {
+      auto it = std::find_if (left.begin (), left.end (), [&] (const Tunable *t) {
+        return std::none_of (t->tuned_with.begin (), t->tuned_with.end (),
+            [&] (const std::string & d) { return d != t->name && pending (d); });
+      });
+      if (it == left.end ())
+        it = left.begin ();  /* a cycle: name order */
+      ordered.push_back (*it);
+      left.erase (it);
+    }
+    ts = std::move (ordered);
+  }
   size_t total = 0;
   for (const Tunable *t : ts)
     if (!t->traits->fixed_block)
@@ -232,8 +251,15 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
 
       const std::vector<BlockShape> shapes = timed_shapes (*t->traits, dev, res, m.static_block, m.model_block);
       progress.set_total (progress.total () - planned + shapes.size ());
+      /* the kernels it reads from at their tuned shapes */
+      std::vector<std::pair<std::string, BlockShape>> with;
+      for (const std::string & d : t->tuned_with)
+        if (const auto e = table.lookup (dev, d, m.width, m.height))
+          with.emplace_back (d, e->block);
       for (BlockShape b : shapes) {
         LaunchPolicy forced (dev, BlockSizing::Static);
+        for (const auto & [d, shape] : with)
+          forced.force_block (d, shape);
         forced.force_block (t->name, b);
         forced.set_observer (seg);
         CudaStatus failed;

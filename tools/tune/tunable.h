@@ -99,6 +99,14 @@ struct Tunable {
    * spend most of a full run on one family. */
   int max_warmup = 0;
   int max_iters = 0;
+  /* Kernels whose output this one reads in an order their block shape
+   * sets (the face detector's rounds read the list the first kernel
+   * appended, a block's windows after a block's): they run at the shape
+   * the run has just tuned for them (its table's, at the same work size)
+   * while this one's candidates are timed, not at their static shape, and
+   * the runner measures them first. The table then holds shapes that were
+   * timed together, as the table mode launches them. */
+  std::vector<std::string> tuned_with;
   /* Why the kernel cannot be measured on this machine (a data file it
    * needs is missing), or empty. The runner skips it with that note and
    * --list shows it. Host work only: it runs without a GPU. */

@@ -125,6 +125,18 @@ struct Registrations {
       if (t == &facedetect_group_traits ())
         tu.note = "once per frame over the raw list, keyed by the frame size; includes the read-back and the host "
                   "wake-up; at most 1 warm-up and 7 timed launches per shape";
+      /* The rounds read the list the first kernel appended, the deep kernel
+       * the rounds' list, in an order their blocks set: timed with those
+       * at their tuned shapes. Measured on an H100 (docs/BLOCK-SIZING.md,
+       * 2026-11-27): timed next to the first kernel's static 256 threads,
+       * the rounds' pick at 640x480 was 928 threads, and the table's whole
+       * frame there 7.6% slower than 256 threads for every kernel (next to
+       * the first kernel's tuned 128); timed together, 544 threads and
+       * 0.6% faster. */
+      if (t == &facedetect_stages_traits ())
+        tu.tuned_with = { facedetect_cascade_traits ().name };
+      if (t == &facedetect_deep_traits ())
+        tu.tuned_with = { facedetect_cascade_traits ().name, facedetect_stages_traits ().name };
       tu.unavailable = unavailable;
       /* whole detections, a few hundred µs to a few ms each and steady
        * (their p10 and p90 within a few % of the median on an H100): 1

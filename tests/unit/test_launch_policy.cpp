@@ -702,6 +702,33 @@ TEST (Policy, ForcedShapeForOneKernel)
   }
 }
 
+/* cudavision-tune times a kernel with those it reads from forced to their
+ * tuned shapes: several kernels forced at once, each its own shape; forcing
+ * one again replaces its shape, removing one leaves the others. */
+TEST (Policy, ForcedShapesForSeveralKernels)
+{
+  KernelTraits a = image_kernel ();
+  KernelTraits b = image_kernel ();
+  b.name = "test.second";
+  KernelTraits c = image_kernel ();
+  c.name = "test.third";
+  LaunchPolicy p (h100_sxm (), BlockSizing::Static);
+  p.force_block (a.name, { 128, 3 });
+  p.force_block (b.name, { 64, 1 });
+  EXPECT_EQ (p.choose (a, light (), 1920, 1080).block, (BlockShape { 128, 3 }));
+  EXPECT_EQ (p.choose (b, light (), 1920, 1080).block, (BlockShape { 64, 1 }));
+  EXPECT_STREQ (p.choose (c, light (), 1920, 1080).source, "static");
+  EXPECT_FALSE (p.replays_allowed ());
+  p.force_block (b.name, { 256, 1 });
+  EXPECT_EQ (p.choose (b, light (), 1920, 1080).block, (BlockShape { 256, 1 }));
+  EXPECT_EQ (p.choose (a, light (), 1920, 1080).block, (BlockShape { 128, 3 }));
+  p.force_block (a.name, {});
+  EXPECT_STRNE (p.choose (a, light (), 1920, 1080).source, "forced");
+  EXPECT_STREQ (p.choose (b, light (), 1920, 1080).source, "forced");
+  p.force_block (b.name, {});
+  EXPECT_TRUE (p.replays_allowed ());
+}
+
 TEST (Policy, ObserverSeesEveryChoice)
 {
   struct Seen : LaunchObserver {

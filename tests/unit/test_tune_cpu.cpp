@@ -689,6 +689,30 @@ TEST (TuneLevels, FlowPyramid)
   }
 }
 
+/* The face rounds are timed with the first kernel at its tuned shape and
+ * the deep kernel with both (their lists' order follows those kernels'
+ * blocks), so the runner measures them after those; a cycle keeps the
+ * order given. */
+TEST (TuneOrder, KernelsComeAfterThoseTheyAreTunedWith)
+{
+  const Tunable *stages = registered ("facedetect.stages"), *deep = registered ("facedetect.deep");
+  const Tunable *cascade = registered ("facedetect.cascade"), *group = registered ("facedetect.group");
+  ASSERT_TRUE (stages && deep && cascade && group);
+  EXPECT_EQ (stages->tuned_with, std::vector<std::string> ({ "facedetect.cascade" }));
+  EXPECT_EQ (deep->tuned_with, std::vector<std::string> ({ "facedetect.cascade", "facedetect.stages" }));
+  /* registry (name) order puts deep before stages */
+  const std::vector<const Tunable *> order = tuning_order ({ cascade, deep, group, stages });
+  EXPECT_EQ (order, (std::vector<const Tunable *> { cascade, group, stages, deep }));
+  /* a kernel whose dependencies are not selected keeps its place */
+  EXPECT_EQ (tuning_order ({ deep, group }), (std::vector<const Tunable *> { deep, group }));
+  Tunable a, b;
+  a.name = "a";
+  b.name = "b";
+  a.tuned_with = { "b" };
+  b.tuned_with = { "a" };
+  EXPECT_EQ (tuning_order ({ &a, &b }), (std::vector<const Tunable *> { &a, &b }));
+}
+
 /* The face kernels cover the whole pyramid in one launch: measured at the
  * run's frame sizes, not per level; without the default cascade they say
  * why and are skipped. */

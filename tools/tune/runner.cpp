@@ -161,25 +161,7 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
     run->notes.push_back (t->name + ": not measured: " + why);
     progress.message (run->notes.back ());
   }
-  /* Each kernel after those it is tuned with (Tunable::tuned_with), the
-   * rest in name order. */
-  {
-    std::vector<const Tunable *> ordered, left = ts;
-    auto pending = [&] (const std::string & name) {
-      return std::any_of (left.begin (), left.end (), [&] (const Tunable *u) { return u->name == name; });
-    };
-    while (!left.empty ()) {
-      auto it = std::find_if (left.begin (), left.end (), [&] (const Tunable *t) {
-        return std::none_of (t->tuned_with.begin (), t->tuned_with.end (),
-            [&] (const std::string & d) { return d != t->name && pending (d); });
-      });
-      if (it == left.end ())
-        it = left.begin ();  /* a cycle: name order */
-      ordered.push_back (*it);
-      left.erase (it);
-    }
-    ts = std::move (ordered);
-  }
+  ts = tuning_order (std::move (ts));
   size_t total = 0;
   for (const Tunable *t : ts)
     if (!t->traits->fixed_block)

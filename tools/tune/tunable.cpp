@@ -138,4 +138,24 @@ TuneInputs::release_state ()
   objects_.clear ();
 }
 
+std::vector<const Tunable *>
+tuning_order (std::vector<const Tunable *> ts)
+{
+  std::vector<const Tunable *> ordered;
+  auto pending = [&] (const std::string & name) {
+    return std::any_of (ts.begin (), ts.end (), [&] (const Tunable *u) { return u->name == name; });
+  };
+  while (!ts.empty ()) {
+    auto it = std::find_if (ts.begin (), ts.end (), [&] (const Tunable *t) {
+      return std::none_of (t->tuned_with.begin (), t->tuned_with.end (),
+          [&] (const std::string & d) { return d != t->name && pending (d); });
+    });
+    if (it == ts.end ())
+      it = ts.begin ();  /* a cycle: the order given */
+    ordered.push_back (*it);
+    ts.erase (it);
+  }
+  return ordered;
+}
+
 }  // namespace cvtune

@@ -116,6 +116,10 @@ struct Tunable {
 /* Every registered tunable, sorted by name. */
 const std::vector<Tunable> & tunables ();
 
+/* The order cudavision-tune measures `ts` in: each after those of them it
+ * is tuned with (Tunable::tuned_with), the rest as given. */
+std::vector<const Tunable *> tuning_order (std::vector<const Tunable *> ts);
+
 struct RegisterTunable {
   explicit RegisterTunable (Tunable t);
 };

@@ -212,6 +212,15 @@ is_pow2_warp (unsigned x, long warp)
   return (m & (m - 1)) == 0;
 }
 
+/* KernelTraits::neighbours_share_lines: the largest block once the work
+ * holds this many of them per SM. Measured on an H100 (facedetect.stages,
+ * whole frames of the portraits and the synthetic photograph, blocks of 64
+ * to 1024 threads, docs/BLOCK-SIZING.md, 2026-11-27): 1024 threads the
+ * fastest from 1280x720 up (7 blocks of 1024 per SM), 8-20% faster than
+ * 256; at 600x800 (3.6 of the widest block, 608) and 720x480 (2.6 of 736)
+ * the widest as slow as or slower than 256. */
+constexpr long kLocalityBlocksPerSm = 6;
+
 /* Estimated times within this fraction of the best are a tie. */
 constexpr double kTimeTolerance = 0.02;
 
@@ -602,6 +611,14 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
 
   /* The runners-up: the same rules over what is left. */
   std::vector<BlockShape> out;
+  if (k.neighbours_share_lines) {
+    auto widest = std::max_element (remaining.begin (), remaining.end (),
+        [] (const Candidate & a, const Candidate & b) { return a.threads < b.threads; });
+    if (total >= kLocalityBlocksPerSm * (long) dev.sm_count * widest->threads) {
+      out.push_back (widest->shape);
+      remaining.erase (widest);
+    }
+  }
   while (out.size () < n && !remaining.empty ()) {
     const long t = pick (remaining);
     auto it = std::find_if (remaining.begin (), remaining.end (), [&] (const Candidate & c) { return c.threads == t; });

@@ -121,6 +121,13 @@ struct KernelTraits {
    * kernel that stages tiles in shared memory waits for its slowest warp
    * at each, and the model charges that per warp of the block. */
   unsigned barriers = 0;
+  /* Work items next to each other read overlapping memory (a list of
+   * neighbouring windows, in the order a kernel wrote them): the items a
+   * block holds at once share their lines in its SM's L1, which the
+   * occupancy and time terms do not see. Where the work gives every SM
+   * kLocalityBlocksPerSm of the largest candidate blocks, the model takes
+   * that block (model_ranked). */
+  bool neighbours_share_lines = false;
 };
 
 struct LaunchConfig {

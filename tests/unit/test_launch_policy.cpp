@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
@@ -781,6 +782,47 @@ TEST (Model, RankedStartsWithTheChoiceAndIsDistinct)
   EXPECT_TRUE (model_ranked (h100_sxm (), light (), image_kernel (), 640, 480, 0).empty ());
   /* 1x1: one block of one warp, nothing else fits the work */
   EXPECT_EQ (model_ranked (h100_sxm (), light (), image_kernel (), 1, 1, 3).size (), 1u);
+}
+
+/* A kernel whose neighbouring items share lines (facedetect.stages) gets
+ * the widest block the model has once the frame holds six of them per SM,
+ * and the usual choice below; the runners-up are the usual order. */
+TEST (Model, NeighboursSharingLinesTakeTheWidestBlockOnLargeWork)
+{
+  const DeviceDescription d = h100_sxm ();
+  KernelTraits rows = flat_kernel ();
+  rows.name = "test.rows";
+  rows.two_d = false;
+  KernelTraits shared = rows;
+  shared.neighbours_share_lines = true;
+  for (const KernelResources & r : { light (), heavy () }) {
+    const unsigned limit = (unsigned) model_search_space (d, r).back ();
+    for (Size s : kSizes) {
+      const std::vector<BlockShape> usual = model_ranked (d, r, rows, s.w, s.h, 3);
+      const std::vector<BlockShape> got = model_ranked (d, r, shared, s.w, s.h, 3);
+      /* an x-only block is at most a row of the work, warp-rounded */
+      const unsigned widest = std::min (limit, (unsigned) ((s.w + 31) / 32 * 32));
+      const bool large = (long) s.w * s.h >= 6L * d.sm_count * widest;
+      if (!large) {
+        EXPECT_EQ (got, usual) << s.w << "x" << s.h;
+        continue;
+      }
+      ASSERT_FALSE (got.empty ());
+      EXPECT_EQ (got[0], (BlockShape { widest, 1 })) << s.w << "x" << s.h;
+      /* then the usual order without it */
+      std::vector<BlockShape> rest;
+      for (BlockShape b : model_ranked (d, r, rows, s.w, s.h, 4))
+        if (b.threads () != widest && rest.size () < 2)
+          rest.push_back (b);
+      EXPECT_EQ (std::vector<BlockShape> (got.begin () + 1, got.end ()), rest) << s.w << "x" << s.h;
+    }
+  }
+  /* the sizes of docs/BLOCK-SIZING.md where it was measured: 1024 threads
+   * from 1280x720 up, not at 720x480 or 600x800 */
+  EXPECT_EQ (model_choose (d, light (), shared, 1280, 720), (BlockShape { 1024, 1 }));
+  EXPECT_EQ (model_choose (d, light (), shared, 3840, 2160), (BlockShape { 1024, 1 }));
+  EXPECT_EQ (model_choose (d, light (), shared, 720, 480), model_choose (d, light (), rows, 720, 480));
+  EXPECT_EQ (model_choose (d, light (), shared, 600, 800), model_choose (d, light (), rows, 600, 800));
 }
 
 TEST (Model, RankedRunnerUpIsTheChoiceWithoutTheWinner)

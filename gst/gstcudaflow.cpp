@@ -386,10 +386,11 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     st.session.set_block_memory (gst_cv_context_pinned_memory (gst_cv_base_filter_context (base)));
 
   /* Everything the frame needs from the GPU is queued, in stream order:
-   * the frame copy and level 0 (one kernel), (sparse) the detection for
-   * the frame before when it needs one, then one graph: the pyramid's
-   * other levels, the tracking, and the vectors into the frame's results
-   * slot (pinned host memory); the drawing. finish_frame then waits for
+   * (sparse) the detection for the frame before when it needs one, then
+   * one graph: the frame copy and level 0, the pyramid's other levels, the
+   * tracking, the vectors into the frame's results slot (pinned host
+   * memory) and (dense) their drawing on the copy; then (sparse, and
+   * where the graph could not) the drawing. finish_frame then waits for
    * the slot: at once, or with latency-frames=1 after the next frame is
    * queued. */
   GstFlowReturn ret = gst_cv_base_filter_check (base,
@@ -404,7 +405,8 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   }
   st.decide.valid = false;
   if (dense)
-    ret = gst_cv_base_filter_check (base, st.session.enqueue_dense (s.grid_step, s.lk, policy, stream), "dense flow");
+    ret = gst_cv_base_filter_check (base,
+        st.session.enqueue_dense (s.grid_step, s.lk, policy, stream, s.draw && !color), "dense flow");
   else
     ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream), "sparse flow");
   if (ret == GST_FLOW_OK && color)

@@ -164,6 +164,12 @@ CudaStatus flow_color (const float *prev_xy, const float *next_xy, const uint8_t
 CudaStatus flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, const float *next_xy,
     const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
     const uint32_t *count = nullptr);
+/* The same on the frame that `target` (device memory) names as its copy
+ * (LumaCopyArgs::copy, copy_pitch), read when the kernel runs: `frame`
+ * gives the size only. */
+CudaStatus flow_draw_to (const FlowInputArgs * target, Image8 frame, bool gray, PackedRgb layout,
+    const float *prev_xy, const float *next_xy, const uint8_t *status, int n, bool markers,
+    const LaunchPolicy & policy, cudaStream_t stream, const uint32_t *count = nullptr);
 
 /* What a frame's results slot (host memory) starts with; the vectors
  * (FlowVector, the layout of GstCvFlowVector) are in a block of their own
@@ -226,7 +232,13 @@ public:
    * in set_points' order. Dense: the grid of `step` pixels in raster
    * order. */
   CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
-  CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
+  /* Dense with `draw`: the vectors are also drawn on the frame's copy
+   * (push_frame's `copy`, deferred), inside the frame's graph where the
+   * copy is made there (its pointer read from the frame's arguments, like
+   * the frame's): one launch a frame instead of two; draw () then draws
+   * nothing for this frame. */
+  CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
+      bool draw = false);
 
   /* Waits for `slot`'s results (no CUDA call when the GPU has written
    * them: FlowResultsHeader::done); `head` stays valid until the slot's
@@ -251,7 +263,8 @@ public:
   CudaStatus track_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
       std::vector<FlowVector> * out);
 
-  /* The last enqueue's results drawn on `frame` or as flow-color in `dst`. */
+  /* The last enqueue's results drawn on `frame` (unless its graph drew
+   * them: enqueue_dense's `draw`) or as flow-color in `dst`. */
   CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
       cudaStream_t stream) const;
   CudaStatus color (int step, float max_flow, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;
@@ -318,6 +331,7 @@ private:
   int capacity_ = 0;
   bool has_points_ = false;     /* set_points since the last reset */
   int last_prev_ = 0, last_next_ = 1, last_n_ = 0; /* the last enqueue's lists, their size bound */
+  bool drawn_ = false;                             /* and its vectors drawn in its graph */
   const uint32_t *last_count_ = nullptr;          /* and its device count (sparse) */
   /* results: a slot per frame parity, header then room for the vectors
    * (used when the pool has no block); its event; the frame's block */

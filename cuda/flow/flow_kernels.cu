@@ -105,10 +105,15 @@ flow_color_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
 __global__ void
 flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ next, const uint8_t *__restrict__ status,
     int n, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro,
-    int go, int bo)
+    int go, int bo, const LumaCopyArgs *target)
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
+  if (target) {
+    /* the frame's copy, named by its arguments (a graph's frame) */
+    frame = target->copy;
+    pitch = target->copy_pitch;
+  }
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
@@ -128,10 +133,14 @@ flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
 __global__ void
 flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict__ status, int n,
     const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro, int go,
-    int bo)
+    int bo, const LumaCopyArgs *target)
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
+  if (target) {
+    frame = target->copy;
+    pitch = target->copy_pitch;
+  }
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
@@ -416,19 +425,27 @@ flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, cons
     const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
     const uint32_t *count)
 {
+  return flow_draw_to (nullptr, frame, gray, layout, prev_xy, next_xy, status, n, markers, policy, stream, count);
+}
+
+CudaStatus
+flow_draw_to (const FlowInputArgs * target, Image8 frame, bool gray, PackedRgb layout, const float *prev_xy,
+    const float *next_xy, const uint8_t *status, int n, bool markers, const LaunchPolicy & policy,
+    cudaStream_t stream, const uint32_t *count)
+{
   if (n <= 0 || frame.width <= 0 || frame.height <= 0)
     return {};
   const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
   const float2 *prev = reinterpret_cast<const float2 *> (prev_xy), *next = reinterpret_cast<const float2 *> (next_xy);
   LaunchConfig c = policy.choose (flow_draw_traits (), cached_resources (flow_lines_kernel), n, 1);
   flow_lines_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (prev, next, status, n, count, frame.data,
-      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b);
+      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b, target);
   CV_CUDA_TRY_LAUNCH ("flow_lines_kernel");
   if (!markers)
     return {};
   c = policy.choose (flow_draw_traits (), cached_resources (flow_markers_kernel), n, 1);
   flow_markers_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (next, status, n, count, frame.data,
-      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b);
+      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b, target);
   CV_CUDA_TRY_LAUNCH ("flow_markers_kernel");
   return {};
 }
@@ -492,6 +509,7 @@ FlowSession::reset ()
 {
   levels_pending_ = input_pending_ = false; /* the frame before is no use any more */
   built_ = false;
+  drawn_ = false;
   has_prev_ = false;
   has_points_ = false;
   last_n_ = 0;
@@ -685,7 +703,7 @@ FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
  * change only with an allocation: that drops every graph): one value, so
  * that the key is one copy. */
 struct FlowSession::FrameKey {
-  int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n;
+  int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n, draw;
   int window, max_level, iterations, capacity;
   double epsilon, min_eig;
   const void *head;
@@ -765,6 +783,7 @@ FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool lev
 CudaStatus
 FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
 {
+  drawn_ = false;
   const int slot = cur_;
   const bool track = has_prev_ && has_points_;
   CudaStatus s = ensure_points (0, stream);
@@ -817,8 +836,10 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
 }
 
 CudaStatus
-FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
+    bool draw)
 {
+  drawn_ = false;
   if (step < 1)
     return { cudaErrorInvalidValue, "flow: grid step >= 1" };
   const int slot = cur_;
@@ -833,9 +854,13 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   FlowVector *const *vectors = &(dargs_.as<FrameArgs> () + slot)->vectors;
 
+  /* the vectors drawn by the graph on the frame's copy, whose pointer it
+   * reads from the frame's arguments with the frame's own (input) */
+  const bool draw_here = draw && input && has_copy_ && n > 0;
   FrameKey k = frame_key (1, p, slot, input, levels);
   k.step = step;
   k.n = n;
+  k.draw = draw_here;
   s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (n > 0) {
       const CudaStatus r = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (),
@@ -847,10 +872,14 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
     publish_dense_kernel<<<blocks, 256, 0, st>>> (pts_[0].as<const float2> (), pts_[1].as<const float2> (),
         flags_[1].as<const uint8_t> (), n, head, vectors);
     CV_CUDA_TRY_LAUNCH ("publish_dense_kernel");
-    return {};
+    if (!draw_here)
+      return {};
+    return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, copy_, input_.gray, input_.layout,
+        pts_[0].as<const float> (), pts_[1].as<const float> (), flags_[1].as<const uint8_t> (), n, false, policy, st);
   });
   if (!s.ok ())
     return s;
+  drawn_ = draw_here;
   done_recorded_[slot] = true;
   last_prev_ = 0;
   last_next_ = 1;
@@ -920,7 +949,7 @@ CudaStatus
 FlowSession::draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
     cudaStream_t stream) const
 {
-  if (last_n_ == 0)
+  if (last_n_ == 0 || drawn_)
     return {};
   return flow_draw (frame, gray, layout, pts_[last_prev_].as<const float> (), pts_[last_next_].as<const float> (),
       flags_[last_next_].as<const uint8_t> (), last_n_, markers, policy, stream, last_count_);

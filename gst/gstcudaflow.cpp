@@ -389,8 +389,8 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
    * (sparse) the detection for the frame before when it needs one, then
    * one graph: the frame copy and level 0, the pyramid's other levels, the
    * tracking, the vectors into the frame's results slot (pinned host
-   * memory) and (dense) their drawing on the copy; then (sparse, and
-   * where the graph could not) the drawing. finish_frame then waits for
+   * memory) and their drawing on the copy; then, where the graph could
+   * not draw them (the frame not in the graph), the drawing. finish_frame then waits for
    * the slot: at once, or with latency-frames=1 after the next frame is
    * queued. */
   GstFlowReturn ret = gst_cv_base_filter_check (base,
@@ -408,7 +408,8 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
     ret = gst_cv_base_filter_check (base,
         st.session.enqueue_dense (s.grid_step, s.lk, policy, stream, s.draw && !color), "dense flow");
   else
-    ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream), "sparse flow");
+    ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream, s.draw && !color),
+        "sparse flow");
   if (ret == GST_FLOW_OK && color)
     ret = gst_cv_base_filter_check (base, st.session.color (s.grid_step, (float) s.max_flow, dst, policy, stream),
         "flow colours");

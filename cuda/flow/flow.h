@@ -231,12 +231,13 @@ public:
    * of the next frame; the slot gets one vector per point alive before,
    * in set_points' order. Dense: the grid of `step` pixels in raster
    * order. */
-  CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream);
-  /* Dense with `draw`: the vectors are also drawn on the frame's copy
-   * (push_frame's `copy`, deferred), inside the frame's graph where the
-   * copy is made there (its pointer read from the frame's arguments, like
-   * the frame's): one launch a frame instead of two; draw () then draws
-   * nothing for this frame. */
+  /* With `draw` the vectors are also drawn on the frame's copy (as draw ()
+   * does: push_frame's `copy`, deferred), inside the frame's graph where
+   * the copy is made there (its pointer read from the frame's arguments,
+   * like the frame's): one launch a frame instead of two or three; draw ()
+   * then draws nothing for this frame. */
+  CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
+      bool draw = false);
   CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
       bool draw = false);
 

@@ -781,7 +781,7 @@ FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool lev
 }
 
 CudaStatus
-FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream)
+FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream, bool draw)
 {
   drawn_ = false;
   const int slot = cur_;
@@ -799,9 +799,12 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
 
   /* The frame's launches as one graph (captured_graphs.h), keyed by all
    * they depend on: the pyramids, lists, slot and arguments by parity. */
+  /* the vectors and markers drawn by the graph (as enqueue_dense) */
+  const bool draw_here = draw && input && has_copy_ && track;
   FrameKey k = frame_key (0, p, slot, input, levels);
   k.from = from;
   k.track = track;
+  k.draw = draw_here;
   s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (track) {
       const CudaStatus r = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[from].as<const float> (),
@@ -812,6 +815,12 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
       publish_sparse_kernel<<<1, kPublishThreads, 0, st>>> (pts_[from].as<const float2> (),
           flags_[from].as<const uint8_t> (), pts_[to].as<const float2> (), flags_[to].as<const uint8_t> (),
           counts + from, capacity_, head, vectors);
+      CV_CUDA_TRY_LAUNCH ("publish_sparse_kernel");
+      if (!draw_here)
+        return {};
+      return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, copy_, input_.gray, input_.layout,
+          pts_[from].as<const float> (), pts_[to].as<const float> (), flags_[to].as<const uint8_t> (), capacity_,
+          true, policy, st, counts + from);
     } else {
       /* no tracking: an empty list (publish with a zero bound) */
       publish_sparse_kernel<<<1, kPublishThreads, 0, st>>> (nullptr, nullptr, nullptr, nullptr, counts + from, 0,
@@ -822,6 +831,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   });
   if (!s.ok ())
     return s;
+  drawn_ = draw_here;
   done_recorded_[slot] = true;
   last_n_ = 0;
   last_count_ = nullptr;

@@ -57,4 +57,10 @@ KernelTraits luma_and_copy_traits (const char *name);
 /* Pitched device-to-device plane copy (the Y plane of NV12 / I420). */
 CudaStatus copy_plane (ConstImage8 src, Image8 dst, int bytes_per_row, cudaStream_t stream);
 
+/* The same copy, args.src to args.copy (pitches included), by a kernel
+ * that reads `from` (device memory written before it runs) when it runs:
+ * one node of a graph replayed with each frame's pointers. Any alignment
+ * (16-byte words where the pointers, pitches and row allow). */
+CudaStatus copy_plane_from (const LumaCopyArgs * from, int bytes_per_row, int rows, cudaStream_t stream);
+
 }  // namespace cudavision

@@ -10,6 +10,7 @@
 #include "gray.h"
 #include "gray_weights.h"
 #include "../common/launch_util.cuh"
+#include <algorithm>
 
 namespace cudavision {
 namespace {
@@ -272,6 +273,48 @@ luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, bool copy)
   const size_t a = gray ? 4 : 16;
   auto aligned = [a] (const void *p, size_t pitch) { return (uintptr_t) p % a == 0 && pitch % a == 0; };
   return aligned (args.src, args.src_pitch) && (!copy || aligned (args.copy, args.copy_pitch));
+}
+
+namespace {
+
+template <typename WORD>
+__device__ void
+copy_rows (const LumaCopyArgs & a, int words_per_row, int rows)
+{
+  const long total = (long) words_per_row * rows;
+  for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < total; i += (long) gridDim.x * blockDim.x) {
+    const long r = i / words_per_row, c = i % words_per_row;
+    reinterpret_cast<WORD *> (a.copy + r * a.copy_pitch)[c] =
+        reinterpret_cast<const WORD *> (a.src + r * a.src_pitch)[c];
+  }
+}
+
+__global__ void
+copy_plane_from_kernel (const LumaCopyArgs *from, int bytes_per_row, int rows)
+{
+  const LumaCopyArgs a = *from;
+  const bool wide = ((uintptr_t) a.src | (uintptr_t) a.copy | a.src_pitch | a.copy_pitch | (size_t) bytes_per_row) %
+          sizeof (uint4) == 0;
+  if (wide)
+    copy_rows<uint4> (a, bytes_per_row / (int) sizeof (uint4), rows);
+  else
+    copy_rows<uint8_t> (a, bytes_per_row, rows);
+}
+
+}  // namespace
+
+CudaStatus
+copy_plane_from (const LumaCopyArgs * from, int bytes_per_row, int rows, cudaStream_t stream)
+{
+  if (bytes_per_row <= 0 || rows <= 0)
+    return {};
+  /* a thread a 16-byte word of the aligned case (it strides otherwise) */
+  constexpr unsigned kThreads = 256;
+  const long words = ((long) bytes_per_row * rows + 15) / 16;
+  const unsigned blocks = (unsigned) std::max (1L, std::min (4096L, (words + kThreads - 1) / kThreads));
+  copy_plane_from_kernel<<<blocks, kThreads, 0, stream>>> (from, bytes_per_row, rows);
+  CV_CUDA_TRY_LAUNCH ("copy_plane_from_kernel");
+  return {};
 }
 
 CudaStatus

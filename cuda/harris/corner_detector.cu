@@ -3,6 +3,7 @@
  * corner marks. */
 #include "corner_marker.h"
 #include "harris.h"
+#include "../gray/gray.h"
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
@@ -106,14 +107,19 @@ constexpr size_t kInitialHostCorners = 16384;
 
 CudaStatus
 CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-    cudaStream_t stream)
+    cudaStream_t stream, const Image8 * copy)
 {
+  /* the arguments of an enqueue never collected may not be read yet */
+  if (args_busy_ && listed_.get ())
+    CV_CUDA_TRY (cudaEventSynchronize (listed_.get ()));
+  args_busy_ = false;
   pending_ = false;
   candidates_ = 0;
   response_view_ = {};
   const int w = in.image.width, h = in.image.height;
   if (w <= 0 || h <= 0)
     return {};
+  int copy_bytes = copy ? w * (in.gray ? 1 : 4) : 0;
   const size_t pitch = aligned_pitch ((size_t) w * sizeof (float));
   CudaStatus s = response_.ensure (pitch * h);
   if (s.ok ())
@@ -124,6 +130,25 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   s = prepare_list ();
   if (!s.ok ())
     return s;
+  if (copy && empty_) {
+    /* no list, so no event that collect () waits on: the copy apart */
+    s = copy_plane (in.image, *copy, copy_bytes, stream);
+    if (!s.ok ())
+      return s;
+    copy = nullptr;
+    copy_bytes = 0;
+  }
+  if (copy && !args_.get ()) {
+    s = args_.allocate (sizeof (LumaCopyArgs));
+    if (s.ok ())
+      s = dargs_.allocate (sizeof (LumaCopyArgs));
+    if (!s.ok ()) {
+      args_.reset ();
+      return s;
+    }
+  }
+  if (copy)
+    *static_cast<LumaCopyArgs *> (args_.get ()) = { in.image.data, in.image.pitch, copy->data, copy->pitch };
 
   /* The frame's launches (a dozen: the response, the candidates, the
    * selection's rounds, the list) replayed as one graph where the input
@@ -136,14 +161,35 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   key.add (p.corner.method).add (p.corner.block_size).add (p.corner.aperture).add (p.corner.k);
   key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
   key.add (host_list_.get ()).add (host_capacity_).add (forced_order_).add (forced_path_);
+  key.add (copy_bytes);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
+    if (copy_bytes > 0) {
+      /* the frame to the output first (the pointers of this frame, from
+       * the pinned block, whichever buffers it is in) */
+      CV_CUDA_TRY (cudaMemcpyAsync (dargs_.get (), args_.get (), sizeof (LumaCopyArgs), cudaMemcpyHostToDevice, st));
+      const CudaStatus c = copy_plane_from (dargs_.as<const LumaCopyArgs> (), copy_bytes, h, st);
+      if (!c.ok ())
+        return c;
+    }
     CV_CUDA_TRY (cudaMemsetAsync (scalars_.get (), 0, sizeof (uint32_t), st));
     CudaStatus r = corner_response (in, response_view_, p.corner, policy, st, scalars_.as<uint32_t> ());
-    return r.ok () ? launch_selection (p, policy, st) : r;
+    if (r.ok ())
+      r = launch_selection (p, policy, st);
+    if (!r.ok () || empty_)
+      return r;
+    /* the event collect () waits for: under capture a node of the graph
+     * (one host call less a frame), else recorded here (the external
+     * flag is refused outside a capture) */
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CV_CUDA_TRY (cudaStreamIsCapturing (st, &capture));
+    CV_CUDA_TRY (cudaEventRecordWithFlags (listed_.get (), st,
+        capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
+    return {};
   });
   if (!s.ok ())
     return s;
-  return list_queued (stream);
+  args_busy_ = copy_bytes > 0;
+  return list_queued (stream, false);
 }
 
 CudaStatus
@@ -203,10 +249,10 @@ CornerDetector::launch_selection (const CornerDetectParams & p, const LaunchPoli
 }
 
 CudaStatus
-CornerDetector::list_queued (cudaStream_t stream)
+CornerDetector::list_queued (cudaStream_t stream, bool record)
 {
   stream_ = stream;
-  if (!empty_)
+  if (record && !empty_)
     CV_CUDA_TRY (cudaEventRecord (listed_.get (), stream));
   pending_ = true;
   return {};
@@ -230,7 +276,11 @@ CornerDetector::collect (std::vector<Corner> * corners)
   pending_ = false;
   if (empty_)
     return {};
-  CV_CUDA_TRY (cudaEventSynchronize (listed_.get ()));
+  /* with the frame held (latency-frames=1) the list is usually ready: a
+   * query costs the host less than a synchronize */
+  if (cudaEventQuery (listed_.get ()) != cudaSuccess)
+    CV_CUDA_TRY (cudaEventSynchronize (listed_.get ()));
+  args_busy_ = false;
   const CornerListHeader head = *static_cast<const CornerListHeader *> (host_list_.get ());
   candidates_ = head.candidates;
   const size_t n = head.count;
@@ -333,6 +383,9 @@ CornerDetector::release ()
   selection_.release ();
   host_list_.reset ();
   host_capacity_ = 0;
+  args_.reset ();
+  dargs_.reset ();
+  args_busy_ = false;
   listed_.reset ();
   draw_list_.reset ();
   host_draw_.reset ();

@@ -69,9 +69,12 @@ class CornerDetector {
 public:
   /* Queues the whole detection of `in` on `stream` and returns at once.
    * The response map and its maximum stay on the device (normalized_response,
-   * draw_detected) until the next call; collect () gives the list. */
+   * draw_detected) until the next call; collect () gives the list. With
+   * `copy` the frame is first copied there, in the same graph (its
+   * pointers read from memory when it runs, so that the graph does not
+   * depend on the output buffer): cudaharris's passthrough output. */
   CudaStatus enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-      cudaStream_t stream);
+      cudaStream_t stream, const Image8 * copy = nullptr);
 
   /* Waits for the last enqueue's list (strongest first). The list's
    * one copy to the host is done by the GPU, into pinned memory; only when
@@ -127,7 +130,8 @@ private:
   CudaStatus prepare_list ();
   CudaStatus launch_selection (const CornerDetectParams & p, const LaunchPolicy & policy,
       cudaStream_t stream);
-  CudaStatus list_queued (cudaStream_t stream);
+  /* the list's event recorded (`record`: here; else the caller did) */
+  CudaStatus list_queued (cudaStream_t stream, bool record = true);
 
   DeviceBuffer response_;
   DeviceBuffer scalars_; /* [0] the maximum (float_to_ordered) */
@@ -143,6 +147,12 @@ private:
   ImageF response_view_;
   size_t candidates_ = 0;
   CapturedGraphs graphs_;  /* enqueue's launches, replayed */
+  /* enqueue's copy: its pointers, written by the host (args_) and copied
+   * to the device by the graph (dargs_); busy until that enqueue is
+   * collected (the GPU may not have read them yet) */
+  PinnedBuffer args_;
+  DeviceBuffer dargs_;
+  bool args_busy_ = false;
   /* the test hooks' choices, part of the graphs' key */
   CornerOrder forced_order_ = CornerOrder::Auto;
   CornerSelectPath forced_path_ = CornerSelectPath::Auto;

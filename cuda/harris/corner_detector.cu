@@ -34,8 +34,13 @@ corner_normalize_kernel (const float *__restrict__ resp, size_t resp_pitch, cons
  * colour, so the races are benign. */
 __global__ void
 corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch,
-    int w, int h, int channels, int ro, int go, int bo)
+    int w, int h, int channels, int ro, int go, int bo, const LumaCopyArgs *target)
 {
+  if (target) {
+    /* the frame's copy, named by its arguments (a graph's frame) */
+    frame = target->copy;
+    pitch = target->copy_pitch;
+  }
   const long total = (long) *count * kCornerMarkerPixels;
   for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < total; i += (long) gridDim.x * blockDim.x) {
     const int c = (int) (i / kCornerMarkerPixels), k = (int) (i - (long) c * kCornerMarkerPixels);
@@ -105,10 +110,17 @@ ensure_pinned (PinnedBuffer & b, size_t bytes)
  * it to what a frame needed. */
 constexpr size_t kInitialHostCorners = 16384;
 
+/* Marks the corners of `list` (its length on the device) on `frame`, or,
+ * with `target`, on the frame it names as its copy (read when the kernel
+ * runs; `frame` gives the size). */
+static CudaStatus launch_draw (Image8 frame, bool gray, PackedRgb layout, const Corner * list, const uint32_t * count,
+    size_t most, const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target = nullptr);
+
 CudaStatus
 CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-    cudaStream_t stream, const Image8 * copy)
+    cudaStream_t stream, const Image8 * copy, bool draw)
 {
+  drawn_ = false;
   /* the arguments of an enqueue never collected may not be read yet */
   if (args_busy_ && listed_.get ())
     CV_CUDA_TRY (cudaEventSynchronize (listed_.get ()));
@@ -161,7 +173,10 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   key.add (p.corner.method).add (p.corner.block_size).add (p.corner.aperture).add (p.corner.k);
   key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
   key.add (host_list_.get ()).add (host_capacity_).add (forced_order_).add (forced_path_);
-  key.add (copy_bytes);
+  /* the marks on the copy, in the graph too (draw_detected then draws
+   * nothing) */
+  const bool draw_here = draw && copy_bytes > 0;
+  key.add (copy_bytes).add (draw_here);
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
     if (copy_bytes > 0) {
       /* the frame to the output first (the pointers of this frame, from
@@ -184,11 +199,15 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
     CV_CUDA_TRY (cudaStreamIsCapturing (st, &capture));
     CV_CUDA_TRY (cudaEventRecordWithFlags (listed_.get (), st,
         capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
-    return {};
+    if (!draw_here)
+      return {};
+    return launch_draw ({ nullptr, 0, w, h }, in.gray, in.layout, selection_.device_list (), selection_.device_count (),
+        selection_.capacity (), policy, st, dargs_.as<const LumaCopyArgs> ());
   });
   if (!s.ok ())
     return s;
   args_busy_ = copy_bytes > 0;
+  drawn_ = draw_here && !empty_;
   return list_queued (stream, false);
 }
 
@@ -326,14 +345,14 @@ CornerDetector::normalized_response (Image8 dst, const LaunchPolicy & policy, cu
 
 static CudaStatus
 launch_draw (Image8 frame, bool gray, PackedRgb layout, const Corner * list, const uint32_t * count, size_t most,
-    const LaunchPolicy & policy, cudaStream_t stream)
+    const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target)
 {
   const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
   /* the grid for the most corners there can be, capped: it strides */
   const long total = std::min<long> ((long) most * kCornerMarkerPixels, 1L << 22);
   const LaunchConfig c = policy.choose (corner_draw_traits (), cached_resources (corner_draw_kernel), total, 1);
   corner_draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (list, count, frame.data, frame.pitch, frame.width,
-      frame.height, l.channels, l.r, l.g, l.b);
+      frame.height, l.channels, l.r, l.g, l.b, target);
   CV_CUDA_TRY_LAUNCH ("corner_draw_kernel");
   return {};
 }
@@ -342,7 +361,7 @@ CudaStatus
 CornerDetector::draw_detected (Image8 frame, bool gray, PackedRgb layout, const LaunchPolicy & policy,
     cudaStream_t stream)
 {
-  if (!pending_ || empty_ || frame.width <= 0 || frame.height <= 0)
+  if (!pending_ || empty_ || drawn_ || frame.width <= 0 || frame.height <= 0)
     return {};
   return launch_draw (frame, gray, layout, selection_.device_list (), selection_.device_count (),
       selection_.capacity (), policy, stream);
@@ -386,6 +405,7 @@ CornerDetector::release ()
   args_.reset ();
   dargs_.reset ();
   args_busy_ = false;
+  drawn_ = false;
   listed_.reset ();
   draw_list_.reset ();
   host_draw_.reset ();

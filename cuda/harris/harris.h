@@ -72,9 +72,11 @@ public:
    * draw_detected) until the next call; collect () gives the list. With
    * `copy` the frame is first copied there, in the same graph (its
    * pointers read from memory when it runs, so that the graph does not
-   * depend on the output buffer): cudaharris's passthrough output. */
+   * depend on the output buffer): cudaharris's passthrough output; with
+   * `draw` too the corners are marked on the copy in that graph
+   * (draw_detected then draws nothing for this frame). */
   CudaStatus enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-      cudaStream_t stream, const Image8 * copy = nullptr);
+      cudaStream_t stream, const Image8 * copy = nullptr, bool draw = false);
 
   /* Waits for the last enqueue's list (strongest first). The list's
    * one copy to the host is done by the GPU, into pinned memory; only when
@@ -153,6 +155,7 @@ private:
   PinnedBuffer args_;
   DeviceBuffer dargs_;
   bool args_busy_ = false;
+  bool drawn_ = false;     /* the last enqueue marked its corners on its copy */
   /* the test hooks' choices, part of the graphs' key */
   CornerOrder forced_order_ = CornerOrder::Auto;
   CornerSelectPath forced_path_ = CornerSelectPath::Auto;

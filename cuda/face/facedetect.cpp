@@ -407,15 +407,9 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
       return s;
     return enqueue_impl ({ luma.data, luma.pitch, luma.width, luma.height }, params, policy, stream, {}, nullptr);
   }
-  if (!args_.get ()) {
-    s = args_.allocate (sizeof (LumaCopyArgs));
-    if (s.ok ())
-      s = dargs_.allocate (sizeof (LumaCopyArgs));
-    if (!s.ok ()) {
-      args_.reset ();
-      return s;
-    }
-  }
+  s = ensure_args_buffers (args_, dargs_, sizeof (LumaCopyArgs));
+  if (!s.ok ())
+    return s;
   /* a frame enqueued and never collected may not have read its
    * arguments yet */
   if (args_busy_) {

@@ -594,10 +594,8 @@ FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
   CudaStatus s = ensure_events ();
   if (s.ok ())
     s = ensure_slot (slot, vectors);
-  if (s.ok () && !args_.get ())
-    s = args_.allocate (2 * sizeof (FrameArgs));
-  if (s.ok () && !dargs_.get ())
-    s = dargs_.allocate (2 * sizeof (FrameArgs));
+  if (s.ok ())
+    s = ensure_args_buffers (args_, dargs_, 2 * sizeof (FrameArgs));
   if (!s.ok ())
     return s;
   (void) stream;

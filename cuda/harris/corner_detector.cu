@@ -150,17 +150,12 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
     copy = nullptr;
     copy_bytes = 0;
   }
-  if (copy && !args_.get ()) {
-    s = args_.allocate (sizeof (LumaCopyArgs));
-    if (s.ok ())
-      s = dargs_.allocate (sizeof (LumaCopyArgs));
-    if (!s.ok ()) {
-      args_.reset ();
+  if (copy) {
+    s = ensure_args_buffers (args_, dargs_, sizeof (LumaCopyArgs));
+    if (!s.ok ())
       return s;
-    }
-  }
-  if (copy)
     *static_cast<LumaCopyArgs *> (args_.get ()) = { in.image.data, in.image.pitch, copy->data, copy->pitch };
+  }
 
   /* The frame's launches (a dozen: the response, the candidates, the
    * selection's rounds, the list) replayed as one graph where the input

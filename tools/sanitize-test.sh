@@ -20,7 +20,10 @@ bdir=${1:-build-asan}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$bdir/build.ninja" ]; then
   kernels=()
-  if [ -f build/cuda/libcudavision-cuda.a.p/face_cascade.o ]; then
+  if [ -f build/build.ninja ]; then
+    # the main build's kernels, brought up to date first (nothing to do
+    # after tools/build.sh, as in CI)
+    ninja -C build cuda/libcudavision-cuda.a >/dev/null
     kernels=(-Dkernel_objects="$PWD/build/cuda/libcudavision-cuda.a.p")
   fi
   meson setup "$bdir" -Dcudatoolkit="$cuda" -Db_sanitize=address,undefined -Db_lundef=false \

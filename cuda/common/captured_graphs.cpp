@@ -98,4 +98,14 @@ CapturedGraphs::run (const Key & key, cudaStream_t stream, bool enabled,
   return {};
 }
 
+CudaStatus
+record_in_work (cudaEvent_t event, cudaStream_t stream)
+{
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CV_CUDA_TRY (cudaStreamIsCapturing (stream, &capture));
+  CV_CUDA_TRY (cudaEventRecordWithFlags (event, stream,
+      capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
+  return {};
+}
+
 }  // namespace cudavision

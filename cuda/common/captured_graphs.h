@@ -80,4 +80,10 @@ private:
   bool broken_ = false;      /* a capture failed: launch directly from now on */
 };
 
+/* Records `event` on `stream` from inside CapturedGraphs::run's work:
+ * under capture an event node of the graph (the external kind, refused
+ * outside a capture), so that a replay records it without a host call of
+ * its own; else recorded now. */
+CudaStatus record_in_work (cudaEvent_t event, cudaStream_t stream);
+
 }  // namespace cudavision

@@ -316,14 +316,9 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
     const CudaStatus r = run_frame (gray, policy, st, hook, io);
     if (!r.ok ())
       return r;
-    /* the event collect () waits for: under capture an event node of the
-     * graph (one host call less a frame), else recorded here (the
-     * external flag is refused outside a capture) */
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    CV_CUDA_TRY (cudaStreamIsCapturing (st, &capture));
-    CV_CUDA_TRY (cudaEventRecordWithFlags (read_.get (), st,
-        capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
-    return {};
+    /* the event collect () waits for: a node of the graph (one host call
+     * less a frame) */
+    return record_in_work (read_.get (), st);
   });
   if (!s.ok ())
     return s;

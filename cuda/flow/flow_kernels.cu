@@ -457,18 +457,6 @@ namespace {
 /* Points a list holds at least (no zero-sized buffers, few regrowths). */
 constexpr int kMinPoints = 512;
 
-/* The results' event: an event node of the graph under capture (the
- * external kind, which is invalid outside a capture), else recorded. */
-CudaStatus
-record_done (cudaEvent_t e, cudaStream_t st)
-{
-  cudaStreamCaptureStatus c = cudaStreamCaptureStatusNone;
-  CV_CUDA_TRY (cudaStreamIsCapturing (st, &c));
-  CV_CUDA_TRY (cudaEventRecordWithFlags (e, st,
-      c == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
-  return {};
-}
-
 }  // namespace
 
 CudaStatus
@@ -649,7 +637,8 @@ FlowSession::finish_slot (int slot, cudaStream_t stream)
 {
   results_done_kernel<<<1, 1, 0, stream>>> (static_cast<FlowResultsHeader *> (slots_[slot].get ()));
   CV_CUDA_TRY_LAUNCH ("results_done_kernel");
-  return record_done (done_[slot].get (), stream);
+  /* the results' event */
+  return record_in_work (done_[slot].get (), stream);
 }
 
 CudaStatus

@@ -187,15 +187,10 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
       r = launch_selection (p, policy, st);
     if (!r.ok () || empty_)
       return r;
-    /* the event collect () waits for: under capture a node of the graph
-     * (one host call less a frame), else recorded here (the external
-     * flag is refused outside a capture) */
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    CV_CUDA_TRY (cudaStreamIsCapturing (st, &capture));
-    CV_CUDA_TRY (cudaEventRecordWithFlags (listed_.get (), st,
-        capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault));
-    if (!draw_here)
-      return {};
+    /* the event collect () waits for: a node of the graph */
+    CudaStatus e = record_in_work (listed_.get (), st);
+    if (!e.ok () || !draw_here)
+      return e;
     return launch_draw ({ nullptr, 0, w, h }, in.gray, in.layout, selection_.device_list (), selection_.device_count (),
         selection_.capacity (), policy, st, dargs_.as<const LumaCopyArgs> ());
   });

@@ -390,9 +390,9 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
    * one graph: the frame copy and level 0, the pyramid's other levels, the
    * tracking, the vectors into the frame's results slot (pinned host
    * memory) and their drawing on the copy; then, where the graph could
-   * not draw them (the frame not in the graph), the drawing. finish_frame then waits for
-   * the slot: at once, or with latency-frames=1 after the next frame is
-   * queued. */
+   * not draw them (the frame not in the graph), the drawing. finish_frame
+   * then waits for the slot: at once, or with latency-frames=1 after the
+   * next frame is queued. */
   GstFlowReturn ret = gst_cv_base_filter_check (base,
       st.session.push_frame (input, s.lk, policy, stream, color ? nullptr : &dst, true), "pyramid");
   if (ret != GST_FLOW_OK)

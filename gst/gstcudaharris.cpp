@@ -197,9 +197,9 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   /* Everything the frame needs from the GPU is queued, in stream order:
    * the frame copy, the detection and the marks on the copy, one graph
    * (CornerDetector::enqueue; the list's kernel writes it into pinned host
-   * memory); or the response map and its marks. finish_frame then waits for the list alone (the meta
-   * must carry it when the buffer leaves): at once, or with
-   * latency-frames=1 after the next frame is queued. */
+   * memory); or the response map and its marks. finish_frame then waits
+   * for the list alone (the meta must carry it when the buffer leaves): at
+   * once, or with latency-frames=1 after the next frame is queued. */
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
   GstFlowReturn ret = gst_cv_base_filter_check (base,
       detector.enqueue (input, s.detect, policy, stream, response ? nullptr : &dst, s.draw), "corner detection");

@@ -265,7 +265,8 @@ public:
       std::vector<FlowVector> * out);
 
   /* The last enqueue's results drawn on `frame` (unless its graph drew
-   * them: enqueue_dense's `draw`) or as flow-color in `dst`. */
+   * them: enqueue_sparse's and enqueue_dense's `draw`) or as flow-color in
+   * `dst`. */
   CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
       cudaStream_t stream) const;
   CudaStatus color (int step, float max_flow, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;

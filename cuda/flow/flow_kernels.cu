@@ -784,10 +784,10 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   FlowVector *const *vectors = &(dargs_.as<FrameArgs> () + slot)->vectors;
   uint32_t *counts = counts_.as<uint32_t> ();
 
-  /* The frame's launches as one graph (captured_graphs.h), keyed by all
-   * they depend on: the pyramids, lists, slot and arguments by parity. */
   /* the vectors and markers drawn by the graph (as enqueue_dense) */
   const bool draw_here = draw && input && has_copy_ && track;
+  /* The frame's launches as one graph (captured_graphs.h), keyed by all
+   * they depend on: the pyramids, lists, slot and arguments by parity. */
   FrameKey k = frame_key (0, p, slot, input, levels);
   k.from = from;
   k.track = track;

@@ -609,8 +609,8 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
     return threads;
   };
 
-  /* The runners-up: the same rules over what is left. */
   std::vector<BlockShape> out;
+  /* neighbours_share_lines on large work: the widest block first */
   if (k.neighbours_share_lines) {
     auto widest = std::max_element (remaining.begin (), remaining.end (),
         [] (const Candidate & a, const Candidate & b) { return a.threads < b.threads; });
@@ -619,6 +619,8 @@ model_ranked (const DeviceDescription & dev, const KernelResources & res, const 
       remaining.erase (widest);
     }
   }
+  /* The rules' choice, then the runners-up: the same rules over what is
+   * left. */
   while (out.size () < n && !remaining.empty ()) {
     const long t = pick (remaining);
     auto it = std::find_if (remaining.begin (), remaining.end (), [&] (const Candidate & c) { return c.threads == t; });

@@ -99,17 +99,4 @@ PinnedBuffer::reset ()
   }
 }
 
-CudaStatus
-ensure_args_buffers (PinnedBuffer & host, DeviceBuffer & device, size_t bytes)
-{
-  if (host.get () && device.get ())
-    return {};
-  CudaStatus s = host.get () ? CudaStatus {} : host.allocate (bytes);
-  if (s.ok () && !device.get ())
-    s = device.allocate (bytes);
-  if (!s.ok ())
-    host.reset ();
-  return s;
-}
-
 }  // namespace cudavision

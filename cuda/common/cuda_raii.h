@@ -105,11 +105,6 @@ private:
   size_t size_ = 0;
 };
 
-/* A graph's per-frame arguments: `host` (page-locked, written before each
- * launch) and `device` (the graph's first node copies them there, its
- * kernels read them), `bytes` each, allocated once: both or neither. */
-CudaStatus ensure_args_buffers (PinnedBuffer & host, DeviceBuffer & device, size_t bytes);
-
 /* Row pitch for device images: rows start 256-byte aligned so that 16-byte
  * vector loads are always aligned and rows are coalesced. */
 constexpr size_t kPitchAlignment = 256;

@@ -6,6 +6,7 @@
 #include "face_draw.h"
 #include "face_grouping.h"
 #include "facedetect_kernels.h"
+#include "../common/graph_io.h"
 
 #include <algorithm>
 #include <cstring>
@@ -178,7 +179,9 @@ CudaStatus
 FaceDetector::frame_input (const FrameIo & io, Image8 luma, const LaunchPolicy & policy, cudaStream_t stream)
 {
   LumaCopyArgs *dargs = dargs_.as<LumaCopyArgs> ();
-  CV_CUDA_TRY (cudaMemcpyAsync (dargs, args_.get (), sizeof (LumaCopyArgs), cudaMemcpyHostToDevice, stream));
+  const CudaStatus a = copy_args (dargs, args_.get (), sizeof (LumaCopyArgs), stream);
+  if (!a.ok ())
+    return a;
   return luma_and_copy ({}, dargs, io.gray, io.layout, io.copy, luma, facedetect_input_traits (), policy, stream);
 }
 
@@ -264,6 +267,11 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   s = launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
       reinterpret_cast<FaceKey *> (host + state_header_words_), merged, face_capacity_,
       reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), stream);
+  /* the word collect () reads instead of querying the event: the results
+   * are the host's once it is set (the boxes may still be drawn; the
+   * output's own event covers them) */
+  if (s.ok ())
+    s = mark_done (host + kDoneWord, stream);
   /* the boxes on the frame's copy, from the merged faces where they are */
   if (s.ok () && io && io->draw && group)
     s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), gray.width, gray.height,
@@ -312,6 +320,12 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   const FrameIo & f = io ? *io : none;
   key.add (io != nullptr).add (f.gray).add (f.layout).add (f.copy).add (f.draw);
   const bool graphs = replay && !hook && policy.replays_allowed ();
+  /* the done word is this frame's from here: an earlier search nobody
+   * collected may still be going to set it */
+  if (in_flight_)
+    CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+  in_flight_ = false;
+  clear_done (static_cast<uint32_t *> (host_state_.get ()) + kDoneWord);
   CudaStatus s = graphs_.run (key, stream, graphs, [&] (cudaStream_t st) -> CudaStatus {
     const CudaStatus r = run_frame (gray, policy, st, hook, io);
     if (!r.ok ())
@@ -322,6 +336,7 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   });
   if (!s.ok ())
     return s;
+  in_flight_ = true;
   roots_on_device_ = groups_on_device ();
   drawn_ = io && io->draw && roots_on_device_;
   return {};
@@ -331,9 +346,12 @@ CudaStatus
 FaceDetector::read_back ()
 {
   /* With a frame held (latency-frames=1) the results are usually ready:
-   * a query costs the host less than a synchronize */
-  if (cudaEventQuery (read_.get ()) != cudaSuccess)
+   * a word in pinned memory says so without a driver call, a query costs
+   * less than a synchronize */
+  if (!done_seen (static_cast<const uint32_t *> (host_state_.get ()) + kDoneWord) &&
+      cudaEventQuery (read_.get ()) != cudaSuccess)
     CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+  in_flight_ = false;
   return {};
 }
 
@@ -582,6 +600,7 @@ FaceDetector::release ()
   drawn_ = false;
   host_state_device_ = nullptr;
   read_.reset ();
+  in_flight_ = false;
   graphs_.clear ();
   pending_ = {};
   plan_ = {};

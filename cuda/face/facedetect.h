@@ -215,8 +215,8 @@ private:
   CudaStatus search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
       bool replay, const FrameIo * io);
   bool groups_on_device () const;
-  /* Waits for run_frame's event: its counters and keys are then in the
-   * mapped host buffer. */
+  /* Waits for run_frame's results: its counters and keys are then in the
+   * mapped host buffer (its done word read, else its event waited for). */
   CudaStatus read_back ();
   CudaStatus ensure_lists ();
   /* Grows every list a frame overflowed; true when one did. */
@@ -249,10 +249,11 @@ private:
   /* The accepted windows (FaceKey), as the deep kernel appends them. */
   DeviceBuffer keys_;
   /* counters then the sorted keys: faces count, similar pairs count, the
-   * merged faces' count, a spare word, then per batch one count per list
-   * written (ends_.size ()); the keys start at a 16-byte boundary. The
-   * host's copy (mapped) then holds the merged faces (int4) from
-   * merged_offset (). */
+   * merged faces' count, a spare word (in the host's copy: the frame's
+   * done word, kDoneWord), then per batch one count per list written
+   * (ends_.size ()); the keys start at a 16-byte boundary. The host's copy
+   * (mapped) then holds the merged faces (int4) from merged_offset (). */
+  static constexpr size_t kDoneWord = 3;
   DeviceBuffer state_;
   PinnedBuffer host_state_;
   void *host_state_device_ = nullptr; /* host_state_'s device address */
@@ -294,7 +295,8 @@ private:
     bool has_io = false;
     FrameIo io;
   } pending_;
-  Event read_;  /* recorded after the frame's first read-back copy */
+  Event read_;  /* recorded at the end of the frame's graph */
+  bool in_flight_ = false;  /* a search was queued and read_back () has not seen it end */
   CapturedGraphs graphs_;
 };
 

@@ -6,6 +6,7 @@
 #include "flow_draw.h"
 #include "flow_math.h"
 #include "lk_window.h"
+#include "../common/graph_io.h"
 #include "../common/launch_util.cuh"
 
 #include <cub/block/block_scan.cuh>
@@ -218,17 +219,6 @@ publish_dense_kernel (const float2 *__restrict__ prev, const float2 *__restrict_
     head->tracked = 0;
     head->listed = (uint32_t) n;
   }
-}
-
-/* After the results' kernel (a kernel boundary: its writes to host memory
- * were all issued, and the bus keeps them in order): the word the host
- * polls instead of waiting on the event. */
-__global__ void
-results_done_kernel (FlowResultsHeader *head)
-{
-  __threadfence_system ();
-  *reinterpret_cast<volatile uint32_t *> (&head->done) = 1;
-  __threadfence_system ();
 }
 
 /* A new list of points, all alive: from x y pairs (host list staged in
@@ -590,9 +580,9 @@ FlowSession::begin_slot (int slot, size_t vectors, cudaStream_t stream)
   FlowResultsHeader *head = static_cast<FlowResultsHeader *> (slots_[slot].get ());
   /* the frame two before used this slot and its arguments: done when its
    * done word says so (the last of its graph before the event), else wait */
-  if (done_recorded_[slot] && *reinterpret_cast<volatile uint32_t *> (&head->done) != 1)
+  if (done_recorded_[slot] && !done_seen (&head->done))
     CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
-  *reinterpret_cast<volatile uint32_t *> (&head->done) = 0;
+  clear_done (&head->done);
   target_vectors (slot, vectors);
   return {};
 }
@@ -635,8 +625,10 @@ FlowSession::input_for_graph (int slot, const LaunchPolicy & policy, cudaStream_
 CudaStatus
 FlowSession::finish_slot (int slot, cudaStream_t stream)
 {
-  results_done_kernel<<<1, 1, 0, stream>>> (static_cast<FlowResultsHeader *> (slots_[slot].get ()));
-  CV_CUDA_TRY_LAUNCH ("results_done_kernel");
+  /* the word the host reads instead of querying the event (graph_io.h) */
+  const CudaStatus d = mark_done (&static_cast<FlowResultsHeader *> (slots_[slot].get ())->done, stream);
+  if (!d.ok ())
+    return d;
   /* the results' event */
   return record_in_work (done_[slot].get (), stream);
 }
@@ -749,8 +741,9 @@ FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool lev
     /* the frame's pointers and its vectors' destination, from the pinned
      * block begin_slot and input_for_graph wrote */
     FrameArgs *dargs = dargs_.as<FrameArgs> () + slot;
-    CV_CUDA_TRY (cudaMemcpyAsync (dargs, static_cast<FrameArgs *> (args_.get ()) + slot, sizeof (FrameArgs),
-        cudaMemcpyHostToDevice, st));
+    const CudaStatus a = copy_args (dargs, static_cast<FrameArgs *> (args_.get ()) + slot, sizeof (FrameArgs), st);
+    if (!a.ok ())
+      return a;
     if (input) {
       const CudaStatus r = pyr_[cur_].build_input_from (&dargs->input, input_.gray, input_.layout, has_copy_,
           policy, st);
@@ -896,9 +889,7 @@ FlowSession::results (int slot, const FlowResultsHeader ** head, const FlowVecto
     return { cudaErrorInvalidValue, "flow: no results in that slot" };
   const FlowResultsHeader *h = static_cast<const FlowResultsHeader *> (slots_[slot].get ());
   /* written (the GPU sets the word last, after its other writes): no call */
-  if (*reinterpret_cast<const volatile uint32_t *> (&h->done) == 1)
-    std::atomic_thread_fence (std::memory_order_acquire);
-  else
+  if (!done_seen (&h->done))
     CV_CUDA_TRY (cudaEventSynchronize (done_[slot].get ()));
   *head = h;
   *vectors = vectors_[slot];

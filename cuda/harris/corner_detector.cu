@@ -4,6 +4,7 @@
 #include "corner_marker.h"
 #include "harris.h"
 #include "../gray/gray.h"
+#include "../common/graph_io.h"
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
@@ -176,8 +177,9 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
     if (copy_bytes > 0) {
       /* the frame to the output first (the pointers of this frame, from
        * the pinned block, whichever buffers it is in) */
-      CV_CUDA_TRY (cudaMemcpyAsync (dargs_.get (), args_.get (), sizeof (LumaCopyArgs), cudaMemcpyHostToDevice, st));
-      const CudaStatus c = copy_plane_from (dargs_.as<const LumaCopyArgs> (), copy_bytes, h, st);
+      CudaStatus c = copy_args (dargs_.get (), args_.get (), sizeof (LumaCopyArgs), st);
+      if (c.ok ())
+        c = copy_plane_from (dargs_.as<const LumaCopyArgs> (), copy_bytes, h, st);
       if (!c.ok ())
         return c;
     }

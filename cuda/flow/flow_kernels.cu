@@ -110,11 +110,7 @@ flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
-  if (target) {
-    /* the frame's copy, named by its arguments (a graph's frame) */
-    frame = target->copy;
-    pitch = target->copy_pitch;
-  }
+  frame_of_target (target, &frame, &pitch);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
@@ -138,10 +134,7 @@ flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict_
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
-  if (target) {
-    frame = target->copy;
-    pitch = target->copy_pitch;
-  }
+  frame_of_target (target, &frame, &pitch);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;

@@ -28,6 +28,20 @@ struct LumaCopyArgs {
   size_t copy_pitch;
 };
 
+#ifdef __CUDACC__
+/* A drawing kernel's frame: the one it was given, or with `target` the
+ * copy those arguments name (a graph replayed with each frame's pointers:
+ * read when the kernel runs). cudaflow's and cudaharris's marks. */
+__device__ inline void
+frame_of_target (const LumaCopyArgs *target, uint8_t **frame, size_t *pitch)
+{
+  if (target) {
+    *frame = target->copy;
+    *pitch = target->copy_pitch;
+  }
+}
+#endif
+
 /* rgb_to_gray's kernel as cudaflow and cudafacedetect launch it for their
  * input: the luma of GRAY8 (`gray`: the bytes themselves) or of a 4-byte
  * RGB `layout` into `luma` (the frame's size), and with `copy` the frame's

@@ -37,11 +37,7 @@ __global__ void
 corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch,
     int w, int h, int channels, int ro, int go, int bo, const LumaCopyArgs *target)
 {
-  if (target) {
-    /* the frame's copy, named by its arguments (a graph's frame) */
-    frame = target->copy;
-    pitch = target->copy_pitch;
-  }
+  frame_of_target (target, &frame, &pitch);
   const long total = (long) *count * kCornerMarkerPixels;
   for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < total; i += (long) gridDim.x * blockDim.x) {
     const int c = (int) (i / kCornerMarkerPixels), k = (int) (i - (long) c * kCornerMarkerPixels);

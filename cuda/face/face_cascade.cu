@@ -292,6 +292,13 @@ facedetect_stages_traits ()
   return t;
 }
 
+unsigned
+facedetect_round_pass_threads (unsigned threads, const DeviceDescription & dev)
+{
+  threads = std::max (32u, (threads + 31) / 32 * 32);
+  return facedetect::round_grid (list_kernel_of<false> (true, 1), threads, dev) * threads;
+}
+
 const KernelTraits &
 facedetect_deep_traits ()
 {
@@ -321,6 +328,22 @@ filling_grid (const void *kernel, unsigned threads, const DeviceDescription & de
     it = cache.emplace (key, (unsigned) std::max (1, per_sm) * (unsigned) std::max (1, dev.sm_count)).first;
   }
   return it->second;
+}
+
+/* A round's threads each walk a window of their own: fewer at a time
+ * keep more of their integral rows in L1. Measured on an H100
+ * (docs/BLOCK-SIZING.md): the fastest shapes at 1024x1024 and above ran
+ * 1024 to 1280 threads per SM, the full occupancy of small blocks (1536)
+ * up to 28% slower. So the grid holds about kRoundThreadsPerSm threads per
+ * SM, whatever the shape, or what the SM holds where that is less (48
+ * registers a thread: 40 warps an SM, one block of more than 640 threads).
+ * A list longer than the grid takes a second pass
+ * (facedetect_round_pass_threads). */
+unsigned
+round_grid (const void *kernel, unsigned threads, const DeviceDescription & dev)
+{
+  const unsigned per_sm = (kRoundThreadsPerSm + threads - 1) / threads;
+  return std::min (filling_grid (kernel, threads, dev), per_sm * (unsigned) std::max (1, dev.sm_count));
 }
 
 CudaStatus
@@ -378,17 +401,8 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
     patch_from = kNoPatch;
     shared = 0;
   }
-  unsigned grid = filling_grid (kernel, c.block.threads (), policy.device (), shared);
-  if (!FINAL) {
-    /* A round's threads each walk a window of their own: fewer at a time
-     * keep more of their integral rows in L1. Measured on an H100
-     * (docs/BLOCK-SIZING.md): the fastest shapes at 1024x1024 and above
-     * ran 1024 to 1280 threads per SM, the full occupancy of small blocks
-     * (1536) up to 28% slower. So the grid holds about kRoundThreadsPerSm
-     * threads per SM, whatever the shape. */
-    const unsigned per_sm = (kRoundThreadsPerSm + c.block.threads () - 1) / c.block.threads ();
-    grid = std::min (grid, per_sm * (unsigned) std::max (1, policy.device ().sm_count));
-  }
+  const unsigned grid = FINAL ? filling_grid (kernel, c.block.threads (), policy.device (), shared)
+                              : round_grid (kernel, c.block.threads (), policy.device ());
   c.grid_x = std::min (grid, std::max (1u, (in.capacity + per_block - 1) / per_block));
   c.grid_y = 1;
   BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });

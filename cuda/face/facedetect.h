@@ -64,6 +64,14 @@ const KernelTraits & facedetect_stages_traits ();
 const KernelTraits & facedetect_deep_traits ();
 const KernelTraits & facedetect_group_traits ();
 const KernelTraits & facedetect_draw_traits ();
+
+/* The windows one pass of a facedetect.stages round takes in blocks of
+ * `threads` (the default cascade and schedule) on `dev`: a list longer
+ * than that takes a second pass, which costs nearly a window's whole
+ * stages however few windows it holds (docs/BLOCK-SIZING.md, 640x480). The
+ * tuner prefers, among shapes it cannot tell apart, the one that holds
+ * the most. Needs the device (an occupancy query). */
+unsigned facedetect_round_pass_threads (unsigned threads, const DeviceDescription & dev);
 const KernelTraits & facedetect_input_traits ();
 
 /* One kernel launch, as the per-kernel hook sees it. */

@@ -179,6 +179,8 @@ void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, 
  * occupancy at that block size and dynamic shared memory times the SM
  * count), at least 1. */
 unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev, size_t shared_bytes = 0);
+/* The blocks a round of facedetect.stages launches in blocks of `threads`. */
+unsigned round_grid (const void *kernel, unsigned threads, const DeviceDescription & dev);
 
 }  // namespace facedetect
 }  // namespace cudavision

@@ -282,6 +282,30 @@ TEST (TuneTable, BestShapesAreWrittenAndReadBack)
   EXPECT_STREQ (c.source, "table");
 }
 
+TEST (TuneTable, HeadroomKeepsTheRoomiestOfTheNearlyFastest)
+{
+  const DeviceDescription h = cudavision::h100_sxm ();
+  /* a pass: two blocks an SM up to 682 threads, one above (the rounds'
+   * registers) */
+  auto room = [] (BlockShape b) { return (b.threads () <= 682 ? 2.0 : 1.0) * b.threads (); };
+  Measurement m = meas ("facedetect.stages", 640, 480, { 256, 1 }, { 160, 1 },
+      { { { 928, 1 }, 50.0 }, { { 256, 1 }, 51.0 }, { { 640, 1 }, 51.4 }, { { 672, 1 }, 51.6 }, { { 1024, 1 }, 50.5 } });
+  m.chosen = most_headroom (m, 0.03, room);
+  ASSERT_GE (m.chosen, 0);
+  EXPECT_EQ (m.best ()->block, (BlockShape { 640, 1 })) << "the most room within 3%; 672 is 3.2% slower";
+  EXPECT_EQ (m.fastest ()->block, (BlockShape { 928, 1 }));
+  EXPECT_EQ (most_headroom (m, 0.05, room), 3) << "within 5%: 672";
+  EXPECT_EQ (most_headroom (m, 0.0, room), 0) << "no ties: the fastest";
+  EXPECT_EQ (most_headroom (meas ("k", 8, 8, { 32, 1 }, { 32, 1 }, {}), 0.03, room), -1);
+  TuningTable t;
+  record_best ({ m }, h, &t);
+  EXPECT_EQ (t.lookup (h, "facedetect.stages", 640, 480)->block, (BlockShape { 640, 1 })) << "the table keeps the choice";
+  /* the report measures the model against the fastest, not the choice */
+  const std::vector<ReportRow> rows = report_rows ({ m });
+  ASSERT_EQ (rows.size (), 1u);
+  EXPECT_EQ (rows[0].best_t.block, (BlockShape { 928, 1 }));
+}
+
 TEST (TuneTable, ResumeKeepsOthersAndReplacesWhatIsMeasuredAgain)
 {
   const DeviceDescription h = cudavision::h100_sxm ();

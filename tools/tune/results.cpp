@@ -42,11 +42,40 @@ pct (double gap)
 const ShapeTime *
 Measurement::best () const
 {
+  if (chosen >= 0 && chosen < (int) times.size ())
+    return &times[(size_t) chosen];
+  return fastest ();
+}
+
+const ShapeTime *
+Measurement::fastest () const
+{
   const ShapeTime *b = nullptr;
   for (const auto & t : times)
     if (!b || t.median_us < b->median_us)
       b = &t;
   return b;
+}
+
+int
+most_headroom (const Measurement & m, double ties, const std::function<double (BlockShape)> & headroom)
+{
+  const ShapeTime *f = m.fastest ();
+  if (!f)
+    return -1;
+  int pick = -1;
+  double pick_room = -1;
+  for (size_t i = 0; i < m.times.size (); i++) {
+    const ShapeTime & t = m.times[i];
+    if (t.median_us > f->median_us * (1 + ties))
+      continue;
+    const double room = headroom (t.block);
+    if (room > pick_room || (room == pick_room && t.median_us < m.times[(size_t) pick].median_us)) {
+      pick = (int) i;
+      pick_room = room;
+    }
+  }
+  return pick;
 }
 
 const ShapeTime *
@@ -103,7 +132,8 @@ report_rows (const std::vector<Measurement> & ms)
 {
   std::vector<ReportRow> rows;
   for (const auto & m : ms) {
-    const ShapeTime *b = m.best ();
+    /* the model against the measured optimum, whatever the table kept */
+    const ShapeTime *b = m.fastest ();
     if (!b)
       continue;
     ReportRow r;
@@ -282,7 +312,7 @@ plot_files (const std::vector<Measurement> & ms)
         if (!slot || t.median_us < slot->median_us)
           slot = &t;
       }
-      const double best = m.best ()->median_us;
+      const double best = m.fastest ()->median_us;
       dat << "# " << m.width << 'x' << m.height << '\n';
       for (const auto & [threads, t] : per_threads)
         dat << threads << ' ' << us (t->median_us) << ' ' << fmt ("%.4f", best > 0 ? t->median_us / best : 0) << ' '

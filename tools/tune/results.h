@@ -7,6 +7,7 @@
 #include "../../cuda/policy/tuning_table.h"
 
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,17 +28,28 @@ struct Measurement {
   cudavision::BlockShape static_block;  /* what block-sizing=static launches */
   cudavision::BlockShape model_block;   /* what block-sizing=model launches */
   std::vector<ShapeTime> times;
+  /* The shape the table keeps where it is not the fastest (an index of
+   * `times`, Tunable::headroom), else -1. */
+  int chosen = -1;
 
-  /* The fastest median (the first of equal ones); null when nothing was timed. */
+  /* The shape the table keeps: `chosen`, else the fastest median (the
+   * first of equal ones); null when nothing was timed. */
   const ShapeTime *best () const;
+  /* The fastest median, whatever was chosen. */
+  const ShapeTime *fastest () const;
   const ShapeTime *find (cudavision::BlockShape b) const;
 };
+
+/* Tunable::headroom's choice: among the shapes within `ties` (0.03 = 3%)
+ * of the fastest, the index of the one whose pass holds the most, the
+ * faster of equal ones; -1 when nothing was timed. */
+int most_headroom (const Measurement & m, double ties, const std::function<double (cudavision::BlockShape)> & headroom);
 
 /* The table key of a measurement on `dev`. */
 cudavision::TuningKey table_key (const cudavision::DeviceDescription & dev, const std::string & kernel, long width,
     long height);
 
-/* Puts every measurement's fastest shape into `table` under `dev`; a key
+/* Puts every measurement's best () shape into `table` under `dev`; a key
  * measured again replaces the old entry, other entries stay (a table may
  * hold several GPUs). Returns the number of entries written. */
 size_t record_best (const std::vector<Measurement> & ms, const cudavision::DeviceDescription & dev,

@@ -112,15 +112,19 @@ sizes_of (const Tunable & t, const TuneOptions & opt)
 std::string
 describe (const Measurement & m)
 {
-  const ShapeTime *b = m.best ();
+  const ShapeTime *b = m.fastest (), *kept = m.best ();
   const ShapeTime *s = m.find (m.static_block);
   const ShapeTime *md = m.find (m.model_block);
-  char buf[256];
+  char buf[320];
   std::snprintf (buf, sizeof buf, "%s %ldx%ld: best %s %.2f us; static %s %.2f us; model %s %.2f us (%+.1f%%)",
       m.kernel.c_str (), m.width, m.height, b->block.str ().c_str (), b->median_us, m.static_block.str ().c_str (),
       s ? s->median_us : 0.0, m.model_block.str ().c_str (), md ? md->median_us : 0.0,
       md && b->median_us > 0 ? 100.0 * (md->median_us / b->median_us - 1) : 0.0);
-  return buf;
+  std::string out = buf;
+  if (kept != b)
+    out += "; kept " + kept->block.str () + " (" + std::to_string (kept->median_us).substr (0, 6) +
+        " us: its pass holds the most)";
+  return out;
 }
 
 size_t
@@ -268,6 +272,8 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
         m.times.push_back ({ b, tm.median_us, tm.p10_us, tm.p90_us });
         run->shapes_timed++;
       }
+      if (t->headroom)
+        m.chosen = most_headroom (m, kHeadroomTies, [&] (BlockShape b) { return t->headroom (b, dev); });
       if (m.best ()) {
         progress.message (describe (m), true);
         mine.push_back (m);

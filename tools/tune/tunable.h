@@ -107,11 +107,27 @@ struct Tunable {
    * the runner measures them first. The table then holds shapes that were
    * timed together, as the table mode launches them. */
   std::vector<std::string> tuned_with;
+  /* For a kernel whose time steps up where the content's work outgrows
+   * what one pass of its grid holds (the face detector's rounds: a second
+   * pass for the last windows of a longer list), how much a shape's pass
+   * holds on `dev`. Among the shapes within kHeadroomTies of the fastest,
+   * which the tuner's content cannot tell apart, the table then keeps the
+   * one that holds the most, so that a camera's longer list still takes
+   * one pass (docs/BLOCK-SIZING.md, Table 2 at 640x480). */
+  std::function<double (cudavision::BlockShape, const cudavision::DeviceDescription &)> headroom;
   /* Why the kernel cannot be measured on this machine (a data file it
    * needs is missing), or empty. The runner skips it with that note and
    * --list shows it. Host work only: it runs without a GPU. */
   std::function<std::string ()> unavailable;
 };
+
+/* Tunable::headroom's ties: within 3% of the fastest. The rounds' shapes
+ * on the synthetic photograph at 640x480 lie within 52-56 us, and one
+ * shape's time moves by about 1% between tuner runs (H100); at 5% the
+ * rule also gave up speed where every shape's pass is short of the list
+ * anyway (1024x1024: 928 threads kept over 864, 4.7% slower on the
+ * photograph, 1.2% on the portraits' whole frame). */
+constexpr double kHeadroomTies = 0.03;
 
 /* Every registered tunable, sorted by name. */
 const std::vector<Tunable> & tunables ();

@@ -133,8 +133,17 @@ struct Registrations {
        * frame there 7.6% slower than 256 threads for every kernel (next to
        * the first kernel's tuned 128); timed together, 544 threads and
        * 0.6% faster. */
-      if (t == &facedetect_stages_traits ())
+      if (t == &facedetect_stages_traits ()) {
         tu.tuned_with = { facedetect_cascade_traits ().name };
+        /* the windows a pass takes: on the synthetic photograph every
+         * shape from 64 to 1024 threads lies within 52-56 us at 640x480,
+         * and the tuner's pick (1024, 960, 672, 928 in four runs on an
+         * H100) decided whether the portraits' longer list took a second
+         * pass: 57-60 us against 73-87 (docs/BLOCK-SIZING.md) */
+        tu.headroom = [] (BlockShape b, const DeviceDescription & dev) {
+          return (double) facedetect_round_pass_threads (b.threads (), dev);
+        };
+      }
       if (t == &facedetect_deep_traits ())
         tu.tuned_with = { facedetect_cascade_traits ().name, facedetect_stages_traits ().name };
       tu.unavailable = unavailable;

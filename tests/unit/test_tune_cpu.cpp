@@ -289,7 +289,8 @@ TEST (TuneTable, HeadroomKeepsTheRoomiestOfTheNearlyFastest)
    * registers) */
   auto room = [] (BlockShape b) { return (b.threads () <= 682 ? 2.0 : 1.0) * b.threads (); };
   Measurement m = meas ("facedetect.stages", 640, 480, { 256, 1 }, { 160, 1 },
-      { { { 928, 1 }, 50.0 }, { { 256, 1 }, 51.0 }, { { 640, 1 }, 51.4 }, { { 672, 1 }, 51.6 }, { { 1024, 1 }, 50.5 } });
+      { { { 928, 1 }, 50.0 }, { { 256, 1 }, 51.0 }, { { 640, 1 }, 51.4 }, { { 672, 1 }, 51.6 },
+          { { 1024, 1 }, 50.5 } });
   m.chosen = most_headroom (m, 0.03, room);
   ASSERT_GE (m.chosen, 0);
   EXPECT_EQ (m.best ()->block, (BlockShape { 640, 1 })) << "the most room within 3%; 672 is 3.2% slower";
@@ -299,7 +300,8 @@ TEST (TuneTable, HeadroomKeepsTheRoomiestOfTheNearlyFastest)
   EXPECT_EQ (most_headroom (meas ("k", 8, 8, { 32, 1 }, { 32, 1 }, {}), 0.03, room), -1);
   TuningTable t;
   record_best ({ m }, h, &t);
-  EXPECT_EQ (t.lookup (h, "facedetect.stages", 640, 480)->block, (BlockShape { 640, 1 })) << "the table keeps the choice";
+  EXPECT_EQ (t.lookup (h, "facedetect.stages", 640, 480)->block, (BlockShape { 640, 1 }))
+      << "the table keeps the choice";
   /* the report measures the model against the fastest, not the choice */
   const std::vector<ReportRow> rows = report_rows ({ m });
   ASSERT_EQ (rows.size (), 1u);

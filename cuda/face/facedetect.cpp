@@ -425,11 +425,10 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
     return s;
   /* a frame enqueued and never collected may not have read its
    * arguments yet */
-  if (args_busy_) {
+  if (in_flight_) {
     s = read_back ();
     if (!s.ok ())
       return s;
-    args_busy_ = false;
   }
   *static_cast<LumaCopyArgs *> (args_.get ()) = args;
   FrameIo io;
@@ -480,7 +479,6 @@ FaceDetector::enqueue_impl (ConstImage8 gray, const FaceDetectParams & params, c
   if (!s.ok ())
     return s;
   f = { true, gray, params, &policy, stream, hook, std::move (f.levels), io != nullptr, io ? *io : FrameIo {} };
-  args_busy_ = io != nullptr;
   return {};
 }
 
@@ -501,8 +499,6 @@ FaceDetector::collect (Result * result)
   const ConstImage8 gray = f.gray;
   const FaceDetectParams & params = f.params;
   CudaStatus s = read_back ();
-  if (s.ok ())
-    args_busy_ = false;
   /* A list overflowed (a pathological frame, or the first noisy one): grow
    * it and search again, so that no detection is lost. A list's count is
    * exact once the lists before it held everything, so each search
@@ -596,7 +592,6 @@ FaceDetector::release ()
     b->reset ();
   host_state_.reset ();
   args_.reset ();
-  args_busy_ = false;
   drawn_ = false;
   host_state_device_ = nullptr;
   read_.reset ();

@@ -288,7 +288,6 @@ private:
   DeviceBuffer luma_;
   PinnedBuffer args_;
   DeviceBuffer dargs_;
-  bool args_busy_ = false;      /* a frame that reads args_ is queued and not collected */
   bool drawn_ = false;          /* the last search drew its faces */
 
   /* the enqueued frame, until collect () */
@@ -304,7 +303,9 @@ private:
     FrameIo io;
   } pending_;
   Event read_;  /* recorded at the end of the frame's graph */
-  bool in_flight_ = false;  /* a search was queued and read_back () has not seen it end */
+  /* a search was queued and read_back () has not seen its results (nor,
+   * so, its graph's first kernel read args_) */
+  bool in_flight_ = false;
   CapturedGraphs graphs_;
 };
 

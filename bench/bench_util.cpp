@@ -30,8 +30,17 @@ time_segments (cudaStream_t stream, int warmup, int iters,
     launch (warmup + i, ev[2 * i].get (), ev[2 * i + 1].get ());
   check (cudaStreamSynchronize (stream), "sync");
   check (cudaGetLastError (), "launch");
+  return event_timing (ev);
+}
+
+Timing
+event_timing (const std::vector<cudavision::Event> & ev)
+{
+  const size_t iters = ev.size () / 2;
+  if (iters == 0)
+    return {};
   std::vector<double> us (iters);
-  for (int i = 0; i < iters; i++) {
+  for (size_t i = 0; i < iters; i++) {
     float ms = 0;
     check (cudaEventElapsedTime (&ms, ev[2 * i].get (), ev[2 * i + 1].get ()), "elapsed");
     us[i] = ms * 1000.0;

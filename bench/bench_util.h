@@ -28,6 +28,10 @@ Timing time_launches (cudaStream_t stream, int warmup, int iters, const std::fun
 Timing time_segments (cudaStream_t stream, int warmup, int iters,
     const std::function<void (int, cudaEvent_t start, cudaEvent_t stop)> & launch);
 
+/* The distribution of the times between events [2i] and [2i + 1], all
+ * recorded and completed. */
+Timing event_timing (const std::vector<cudavision::Event> & events);
+
 /* How many copies of a `bytes` input make a set at least 3x the L2 size. */
 int rotation_count (size_t bytes);
 

@@ -1,14 +1,18 @@
 /* cudavision-tune — the measuring loop. Every shape runs through the
  * family's normal launcher with a policy that forces it for the tuned
  * kernel (LaunchPolicy::force_block); a LaunchObserver records the timing
- * events around the tuned kernel's segment (bench_util's time_segments:
- * warm-up, then the median of CUDA-event timings). */
+ * events around the tuned kernel's segment. The shapes of a (kernel, size)
+ * take turns, each turn queued behind a LaunchGate (bench/launch_gate.h),
+ * and each shape keeps the median of its timed launches. */
 #include "runner.h"
 
 #include "../../bench/bench_util.h"
+#include "../../bench/launch_gate.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <chrono>
 
 using namespace cudavision;
 
@@ -179,6 +183,7 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
     return false;
   }
 
+  cvbench::LaunchGate gate;
   for (const Tunable *t : ts) {
     if (t->traits->fixed_block) {
       const std::string note = t->name + ": fixed " + t->traits->static_block.str () +
@@ -189,6 +194,9 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
     }
     std::vector<Measurement> mine;
     const std::vector<FrameSize> sizes = sizes_of (*t, opt);
+    /* the gate until a launch of this kernel's waits on the stream */
+    bool gated = gate.ok ();
+    const auto t_start = std::chrono::steady_clock::now ();
     if (sizes.empty ()) {
       run->notes.push_back (t->name + ": no size to measure (the run's sizes give it no work)");
       progress.message (run->notes.back ());
@@ -242,34 +250,78 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
       for (const std::string & d : t->tuned_with)
         if (const auto e = table.lookup (dev, d, m.width, m.height))
           with.emplace_back (d, e->block);
-      for (BlockShape b : shapes) {
-        LaunchPolicy forced (dev, BlockSizing::Static);
-        for (const auto & [d, shape] : with)
-          forced.force_block (d, shape);
-        forced.force_block (t->name, b);
-        forced.set_observer (seg);
+      /* The shapes take turns: every shape's launch i before any shape's
+       * launch i + 1, so that a slow stretch of the GPU or the host (a
+       * clock change, another process) falls on all shapes alike instead
+       * of on the few timed during it (seen on an H100 on 2026-11-27: three
+       * neighbouring shapes of facedetect.integral at 31 us, the rest at
+       * 12). Each turn is queued behind a LaunchGate, so that the launches
+       * run back to back and the events time the kernels, not the host's
+       * launch rate. */
+      const int warmup = t->max_warmup > 0 ? std::min (opt.warmup, t->max_warmup) : opt.warmup;
+      const int iters = t->max_iters > 0 ? std::min (opt.iters, t->max_iters) : opt.iters;
+      struct Turns {
+        Turns (BlockShape b, const DeviceDescription & d, int iters)
+            : block (b), forced (d, BlockSizing::Static), events (2 * (size_t) iters)
+        {
+        }
+        BlockShape block;
+        LaunchPolicy forced;
+        std::vector<Event> events;  /* start, stop per timed launch */
         CudaStatus failed;
-        const int warmup = t->max_warmup > 0 ? std::min (opt.warmup, t->max_warmup) : opt.warmup;
-        const int iters = t->max_iters > 0 ? std::min (opt.iters, t->max_iters) : opt.iters;
-        const cvbench::Timing tm = cvbench::time_segments (stream, warmup, iters,
-            [&] (int i, cudaEvent_t start, cudaEvent_t stop) {
-              seg->arm (start, stop);
-              in.set_iteration (i);
-              CudaStatus r = t->launch (forced, stream, f.width, f.height, in);
-              seg->finish ();
-              if (!r.ok () && failed.ok ())
-                failed = r;
-            });
-        progress.advance (1, label + " " + b.str ());
-        if (!failed.ok ()) {
-          run->notes.push_back (label + " " + b.str () + ": " + failed.message ());
+        bool launched_as_asked = true;
+      };
+      std::deque<Turns> runs;
+      for (BlockShape b : shapes) {
+        Turns & r = runs.emplace_back (b, dev, iters);
+        for (const auto & [d, shape] : with)
+          r.forced.force_block (d, shape);
+        r.forced.force_block (t->name, b);
+        r.forced.set_observer (seg);
+        for (Event & e : r.events)
+          cvbench::check (e.create (true).err, "event");
+      }
+      int launch_no = 0;  /* the inputs rotate over every launch */
+      auto launch = [&] (Turns & r, cudaEvent_t start, cudaEvent_t stop) {
+        if (!r.failed.ok ())
+          return;
+        seg->arm (start, stop);
+        in.set_iteration (launch_no++);
+        CudaStatus c = t->launch (r.forced, stream, f.width, f.height, in);
+        seg->finish ();
+        if (!c.ok ())
+          r.failed = c;
+        /* The policy clamps; a shape launched as another is not this one. */
+        if (seg->config.block != r.block)
+          r.launched_as_asked = false;
+      };
+      for (Turns & r : runs)
+        for (int i = 0; i < warmup; i++)
+          launch (r, nullptr, nullptr);
+      for (int i = 0; i < iters; i++) {
+        if (gated)
+          cvbench::check (gate.hold (stream), "launch gate");
+        for (Turns & r : runs)
+          launch (r, r.events[2 * i].get (), r.events[2 * i + 1].get ());
+        /* a launch function that waits on the stream (a detection reading
+         * its list back) held the gate open until its timeout: not gated
+         * from here on */
+        if (gated && !gate.release ())
+          gated = false;
+      }
+      cvbench::check (cudaStreamSynchronize (stream), "sync");
+      cvbench::check (cudaGetLastError (), "launch");
+      for (Turns & r : runs) {
+        progress.advance (1, label + " " + r.block.str ());
+        if (!r.failed.ok ()) {
+          run->notes.push_back (label + " " + r.block.str () + ": " + r.failed.message ());
           progress.message (run->notes.back ());
           continue;
         }
-        /* The policy clamps; a shape launched as another is not this one. */
-        if (seg->config.block != b)
+        if (!r.launched_as_asked)
           continue;
-        m.times.push_back ({ b, tm.median_us, tm.p10_us, tm.p90_us });
+        const cvbench::Timing tm = cvbench::event_timing (r.events);
+        m.times.push_back ({ r.block, tm.median_us, tm.p10_us, tm.p90_us });
         run->shapes_timed++;
       }
       if (t->headroom)
@@ -280,6 +332,13 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
       }
     }
     in.release_state ();
+    {
+      char b[200];
+      std::snprintf (b, sizeof b, "%s: %zu sizes in %.2f s%s", t->name.c_str (), mine.size (),
+          std::chrono::duration<double> (std::chrono::steady_clock::now () - t_start).count (),
+          gate.ok () && !gated ? " (not gated: a turn held its gate past the timeout, as a launch that waits on the stream does)" : "");
+      progress.message (b);
+    }
     record_best (mine, dev, &table);
     run->measured.insert (run->measured.end (), mine.begin (), mine.end ());
     if (checkpoint && !checkpoint ()) {

@@ -12,6 +12,39 @@ namespace {
 /* Graphs kept per cache: a pool's frames (a handful of pointers) times the
  * sizes a stream switches between. */
 constexpr size_t kMaxGraphs = 16;
+
+CapturedGraphs::Shape
+shape_of (cudaGraph_t graph)
+{
+  CapturedGraphs::Shape sh;
+  size_t n = 0;
+  if (cudaGraphGetNodes (graph, nullptr, &n) != cudaSuccess) {
+    cudaGetLastError ();
+    return sh;
+  }
+  std::vector<cudaGraphNode_t> nodes (n);
+  if (n && cudaGraphGetNodes (graph, nodes.data (), &n) != cudaSuccess) {
+    cudaGetLastError ();
+    return sh;
+  }
+  sh.nodes = (unsigned) n;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType t = cudaGraphNodeTypeEmpty;
+    if (cudaGraphNodeGetType (node, &t) != cudaSuccess) {
+      cudaGetLastError ();
+      continue;
+    }
+    switch (t) {
+      case cudaGraphNodeTypeKernel: sh.kernels++; break;
+      case cudaGraphNodeTypeMemset: sh.memsets++; break;
+      case cudaGraphNodeTypeMemcpy: sh.memcpys++; break;
+      case cudaGraphNodeTypeEventRecord:
+      case cudaGraphNodeTypeWaitEvent: sh.events++; break;
+      default: break;
+    }
+  }
+  return sh;
+}
 }  // namespace
 
 void
@@ -36,6 +69,7 @@ CapturedGraphs::capture (Entry & e, cudaStream_t stream, const std::function<Cud
     cudaGetLastError ();
     return s.ok () ? CudaStatus { end, "stream capture" } : s;
   }
+  last_shape_ = shape_of (graph);
   const cudaError_t inst = cudaGraphInstantiate (&e.exec, graph, 0);
   cudaGraphDestroy (graph);
   if (inst != cudaSuccess) {

@@ -66,6 +66,14 @@ public:
   /* Destroys every graph (the context must be current). */
   void clear ();
 
+  /* What the last capture recorded, by node type: a graph's launch costs
+   * the host about half a microsecond a node (docs/RELIABILITY.md), so
+   * tests hold launchers to the nodes they mean to have. */
+  struct Shape {
+    unsigned nodes = 0, kernels = 0, memsets = 0, memcpys = 0, events = 0;
+  };
+  const Shape & last_shape () const { return last_shape_; }
+
 private:
   struct Entry {
     Key key;
@@ -78,6 +86,7 @@ private:
   uint64_t generation_ = 0;  /* allocation_generation () the entries are valid for */
   uint64_t uses_ = 0;
   bool broken_ = false;      /* a capture failed: launch directly from now on */
+  Shape last_shape_;
 };
 
 /* Records `event` on `stream` from inside CapturedGraphs::run's work:

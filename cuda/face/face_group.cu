@@ -115,11 +115,16 @@ struct GlobalLoad {
 };
 
 /* A frame's counters zero and its key list all ones (unused keys sort
- * last): one kernel instead of two memsets, one node fewer in the
- * frame's graph. */
+ * last), and with `arg_words` the frame's arguments brought from their
+ * page-locked block (copy_args' job, graph_io.h): one kernel instead of
+ * two memsets and a copy, nodes fewer in the frame's graph. */
 __global__ void
-reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity)
+reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity, uint32_t *args,
+    const uint32_t *host_args, unsigned arg_words)
 {
+  if (blockIdx.x == 0)
+    for (unsigned i = threadIdx.x; i < arg_words; i += blockDim.x)
+      args[i] = reinterpret_cast<const volatile uint32_t *> (host_args)[i];
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < capacity || i < words; i += gridDim.x * blockDim.x) {
     if (i < words)
       header[i] = 0;
@@ -138,18 +143,29 @@ reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity
 __global__ void
 publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceKey *__restrict__ sorted,
     unsigned capacity, uint32_t *host_header, FaceKey *host_keys, const int4 *__restrict__ merged,
-    unsigned merged_capacity, int4 *host_merged)
+    unsigned merged_capacity, int4 *host_merged, unsigned done_word, unsigned *blocks_done)
 {
   const unsigned n = min (header[0], capacity);
   const unsigned m = merged ? min (header[2], merged_capacity) : 0u;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < words || i < n || i < m;
        i += gridDim.x * blockDim.x) {
-    if (i < words)
+    if (i < words && i != done_word)
       host_header[i] = header[i];
     if (i < n)
       host_keys[i] = sorted[i];
     if (i < m)
       host_merged[i] = merged[i];
+  }
+  /* The done word (graph_io.h) set by the last block to finish, after
+   * every block's writes are out (the threadFenceReduction pattern): what
+   * mark_done's kernel did, one node fewer. `blocks_done` is a counter of
+   * the header the reset zeroed for this frame. */
+  __threadfence_system ();
+  __syncthreads ();
+  if (threadIdx.x == 0 && atomicAdd (blocks_done, 1u) == gridDim.x - 1) {
+    __threadfence_system ();
+    reinterpret_cast<volatile uint32_t *> (host_header)[done_word] = 1;
+    __threadfence_system ();
   }
 }
 
@@ -371,24 +387,30 @@ facedetect_group_traits ()
 namespace facedetect {
 
 CudaStatus
-launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity, cudaStream_t stream)
+launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity, const FrameArgsCopy & args,
+    cudaStream_t stream)
 {
+  if (((reinterpret_cast<uintptr_t> (args.device) | reinterpret_cast<uintptr_t> (args.host) | args.bytes) & 3) != 0)
+    return { cudaErrorInvalidValue, "facedetect reset: the frame's arguments are not whole words" };
   const unsigned n = std::max (words, capacity);
   const unsigned blocks = std::max (1u, std::min (1024u, (n + 255) / 256));
-  reset_kernel<<<blocks, 256, 0, stream>>> (header, words, keys, capacity);
+  reset_kernel<<<blocks, 256, 0, stream>>> (header, words, keys, capacity, static_cast<uint32_t *> (args.device),
+      static_cast<const uint32_t *> (args.host), (unsigned) (args.bytes / 4));
   CV_CUDA_TRY_LAUNCH ("facedetect reset_kernel");
   return {};
 }
 
 CudaStatus
-launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
+launch_publish_results (uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
     uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
-    cudaStream_t stream)
+    unsigned done_word, cudaStream_t stream)
 {
+  if (done_word >= words)
+    return { cudaErrorInvalidValue, "facedetect publish: the done word is outside the header" };
   const unsigned most = std::max ({ words, capacity, merged ? merged_capacity : 0u });
   const unsigned blocks = std::max (1u, std::min (64u, (most + 255) / 256));
   publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys, merged,
-      merged_capacity, host_merged);
+      merged_capacity, host_merged, done_word, header + done_word);
   CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
   return {};
 }

@@ -15,8 +15,16 @@ namespace cudavision {
 
 namespace {
 
-/* The result list starts this large and grows when a frame overflows it. */
-constexpr unsigned kInitialFaceCapacity = 16384;
+/* The raw-window list starts this large and grows when a frame overflows
+ * it (the frame searched again). Its keys are sorted over the whole
+ * capacity, and up to CUB's single tile (64-bit keys on sm_90 and sm_100:
+ * 256 threads x 9 keys = 2304) DeviceRadixSort is one kernel; past it the
+ * onesweep passes, each with a memset of its own, made 14 of the frame
+ * graph's 32 nodes, and past kBlockGroupMax (8192) the grouping three
+ * kernels more: a graph's launch costs the host about half a microsecond
+ * a node. Real frames rarely hold more (the portraits at 1080p: 172
+ * raw windows; the LFW mosaic at 1080p, 5511, grows it once). */
+constexpr unsigned kInitialFaceCapacity = 2048;
 /* The similar pairs of the device grouping, likewise (the LFW mosaic at
  * 1080p has about 110 000 among its 5511 raw windows). */
 constexpr unsigned kInitialEdgeCapacity = 1u << 18;
@@ -178,11 +186,9 @@ FaceDetector::ensure_lists ()
 CudaStatus
 FaceDetector::frame_input (const FrameIo & io, Image8 luma, const LaunchPolicy & policy, cudaStream_t stream)
 {
-  LumaCopyArgs *dargs = dargs_.as<LumaCopyArgs> ();
-  const CudaStatus a = copy_args (dargs, args_.get (), sizeof (LumaCopyArgs), stream);
-  if (!a.ok ())
-    return a;
-  return luma_and_copy ({}, dargs, io.gray, io.layout, io.copy, luma, facedetect_input_traits (), policy, stream);
+  /* the arguments are on the device already: the reset brought them */
+  return luma_and_copy ({}, dargs_.as<LumaCopyArgs> (), io.gray, io.layout, io.copy, luma, facedetect_input_traits (),
+      policy, stream);
 }
 
 CudaStatus
@@ -190,6 +196,16 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     const FaceKernelHook & hook, const FrameIo * io)
 {
   using namespace facedetect;
+  uint32_t *header = state_.as<uint32_t> ();
+  FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
+  /* the counters zero, unused keys all ones (they sort last), and the
+   * frame's arguments, where enqueue_frame wrote them, on the device for
+   * the luma kernel and the boxes */
+  const FrameArgsCopy args = io ? FrameArgsCopy { dargs_.get (), args_.get (), sizeof (LumaCopyArgs) } : FrameArgsCopy {};
+  CudaStatus rs = launch_reset_results (header, (unsigned) state_header_words_, keys_.as<FaceKey> (), face_capacity_,
+      args, stream);
+  if (!rs.ok ())
+    return rs;
   if (io) {
     /* the luma is the detector's own buffer (enqueue_frame) */
     const CudaStatus r = frame_input (*io, { const_cast<uint8_t *> (gray.data), gray.pitch, gray.width, gray.height },
@@ -199,13 +215,6 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   }
   const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
     leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_ };
-  uint32_t *header = state_.as<uint32_t> ();
-  FaceKey *sorted = reinterpret_cast<FaceKey *> (header + state_header_words_);
-  /* the counters zero, unused keys all ones: they sort last */
-  CudaStatus rs = launch_reset_results (header, (unsigned) state_header_words_, keys_.as<FaceKey> (), face_capacity_,
-      stream);
-  if (!rs.ok ())
-    return rs;
   const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
   /* lanes per window: a power of two up to a warp, one where the
    * cascade's stage sums could round differently in another order */
@@ -264,14 +273,12 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
    * the host decodes them: raw windows asked for, or the grouping done on
    * the host. */
   const unsigned keys = raw_windows_ || !group ? face_capacity_ : 0u;
+  /* ... and last the word collect () reads instead of querying the
+   * event: the results are the host's once it is set (the boxes may
+   * still be drawn; the output's own event covers them) */
   s = launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
       reinterpret_cast<FaceKey *> (host + state_header_words_), merged, face_capacity_,
-      reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), stream);
-  /* the word collect () reads instead of querying the event: the results
-   * are the host's once it is set (the boxes may still be drawn; the
-   * output's own event covers them) */
-  if (s.ok ())
-    s = mark_done (host + kDoneWord, stream);
+      reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), (unsigned) kDoneWord, stream);
   /* the boxes on the frame's copy, from the merged faces where they are */
   if (s.ok () && io && io->draw && group)
     s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), gray.width, gray.height,

@@ -202,9 +202,13 @@ public:
   /* Frees every device and pinned allocation (the context must be current). */
   void release ();
 
+  /* The nodes of the last frame graph captured (tests). */
+  const CapturedGraphs::Shape & graph_shape () const { return graphs_.last_shape (); }
+
 private:
   /* enqueue_frame's frame as its graph reads it: the arguments the host
-   * writes before each launch (args_), copied to the device by the graph. */
+   * writes before each launch (args_), copied to the device by the
+   * graph's first kernel (the reset, facedetect_kernels.h). */
   struct FrameIo {
     bool gray = true;
     PackedRgb layout = PackedRgb::RGBA;
@@ -213,8 +217,8 @@ private:
   };
   CudaStatus enqueue_impl (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
       cudaStream_t stream, const FaceKernelHook & hook, const FrameIo * io);
-  /* The frame's luma and copy from args_ (copied to the device first),
-   * and after the search the boxes: the graph's first and last launches. */
+  /* The frame's luma and copy from dargs_ (the reset copied args_
+   * there); after the search the boxes: the graph's last launch. */
   CudaStatus frame_input (const FrameIo & io, Image8 luma, const LaunchPolicy & policy, cudaStream_t stream);
   CudaStatus prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream);
   CudaStatus run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
@@ -304,7 +308,7 @@ private:
   } pending_;
   Event read_;  /* recorded at the end of the frame's graph */
   /* a search was queued and read_back () has not seen its results (nor,
-   * so, its graph's first kernel read args_) */
+   * so, its graph's first kernel read args_: the reset) */
   bool in_flight_ = false;
   CapturedGraphs graphs_;
 };

@@ -120,17 +120,29 @@ struct GroupScratch {
  * class root (its first similar window, cv::partition's numbering) into
  * its key's low bits (face_group.cu). */
 CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
+/* A frame's arguments to bring from their page-locked block (graph_io.h)
+ * to the device: whole 4-byte words, both ends aligned; none where
+ * `bytes` is 0. */
+struct FrameArgsCopy {
+  void *device = nullptr;
+  const void *host = nullptr;
+  size_t bytes = 0;
+};
 /* Before a frame's search: `words` counters zero, `capacity` keys all
- * ones. */
+ * ones, and `args` copied (before any kernel after this one reads
+ * them). */
 CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity,
-    cudaStream_t stream);
+    const FrameArgsCopy & args, cudaStream_t stream);
 /* After the sort: the `words` counters and the first min (count, capacity)
  * sorted keys to the host (mapped pinned memory, device pointers); with
  * `merged` (the device grouping's faces, min (header[2],
- * merged_capacity) of them) those too, into `host_merged`. */
-CudaStatus launch_publish_results (const uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
+ * merged_capacity) of them) those too, into `host_merged`; last,
+ * host_header[done_word] set to 1 (done_seen, graph_io.h). header
+ * [done_word] counts the kernel's blocks: zero from the reset, unused
+ * otherwise. */
+CudaStatus launch_publish_results (uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
     uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
-    cudaStream_t stream);
+    unsigned done_word, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
     int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);

@@ -1,7 +1,9 @@
 /* cudavision — a captured graph's arguments and done word (graph_io.h). */
 #include "graph_io.h"
 
+#include <chrono>
 #include <cstdint>
+#include <thread>
 
 namespace cudavision {
 
@@ -67,6 +69,30 @@ mark_done (uint32_t *word, cudaStream_t stream)
 {
   done_kernel<<<1, 1, 0, stream>>> (word);
   CV_CUDA_TRY (cudaGetLastError ());
+  return {};
+}
+
+CudaStatus
+wait_done (const uint32_t *word, cudaStream_t stream)
+{
+  for (unsigned looks = 0; !done_seen (word); looks++) {
+    const cudaError_t q = cudaStreamQuery (stream);
+    if (q == cudaSuccess) {
+      /* the stream is idle: the kernel that sets the word ran */
+      if (done_seen (word))
+        break;
+      return { cudaErrorUnknown, "a frame's results: its work ended without its done word" };
+    }
+    if (q != cudaErrorNotReady)
+      CV_CUDA_TRY (q);
+    cudaGetLastError ();  /* NotReady is not an error: keep it out of the next check */
+    /* a few quick looks (the GPU is about to finish), then sleeps short
+     * against a frame's milliseconds */
+    if (looks < 32)
+      std::this_thread::yield ();
+    else
+      std::this_thread::sleep_for (std::chrono::microseconds (20));
+  }
   return {};
 }
 

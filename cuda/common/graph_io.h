@@ -51,7 +51,7 @@ clear_done (uint32_t *word)
 }
 
 /* Whether mark_done's kernel ran: then the frame's other writes are there
- * to read. Else the caller waits on the frame's event. */
+ * to read. Else the caller waits on the frame's event (or wait_done). */
 inline bool
 done_seen (const uint32_t *word)
 {
@@ -60,5 +60,15 @@ done_seen (const uint32_t *word)
   std::atomic_thread_fence (std::memory_order_acquire);
   return true;
 }
+
+/* Waits until the done word of work queued on `stream` is set, without
+ * an event: where the word is not set yet it asks the stream
+ * (cudaStreamQuery) whether its work failed (that error is returned) or
+ * all ended without setting it (an error too), and sleeps between looks.
+ * A frame graph with no event node of its own launches faster (about half
+ * a microsecond a node, and an event record node costs more than a
+ * kernel, docs/RELIABILITY.md); with a frame held (latency-frames=1) the
+ * word is usually set when the results are wanted, so the wait is rare. */
+CudaStatus wait_done (const uint32_t *word, cudaStream_t stream);
 
 }  // namespace cudavision

@@ -298,11 +298,6 @@ CudaStatus
 FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
     bool replay, const FrameIo * io)
 {
-  if (!read_.get ()) {
-    CudaStatus e = read_.create ();
-    if (!e.ok ())
-      return e;
-  }
   /* The frame's 10-20 launches replayed as one graph where this luma, the
    * pyramid, the schedule and the list sizes were seen before
    * (captured_graphs.h): the host time per frame is what the element adds
@@ -329,20 +324,19 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   const bool graphs = replay && !hook && policy.replays_allowed ();
   /* the done word is this frame's from here: an earlier search nobody
    * collected may still be going to set it */
-  if (in_flight_)
-    CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
-  in_flight_ = false;
+  if (in_flight_) {
+    const CudaStatus w = read_back ();
+    if (!w.ok ())
+      return w;
+  }
   clear_done (static_cast<uint32_t *> (host_state_.get ()) + kDoneWord);
-  CudaStatus s = graphs_.run (key, stream, graphs, [&] (cudaStream_t st) -> CudaStatus {
-    const CudaStatus r = run_frame (gray, policy, st, hook, io);
-    if (!r.ok ())
-      return r;
-    /* the event collect () waits for: a node of the graph (one host call
-     * less a frame) */
-    return record_in_work (read_.get (), st);
-  });
+  /* no event node: collect () waits on the done word publish sets
+   * (wait_done, graph_io.h) */
+  CudaStatus s = graphs_.run (key, stream, graphs,
+      [&] (cudaStream_t st) -> CudaStatus { return run_frame (gray, policy, st, hook, io); });
   if (!s.ok ())
     return s;
+  read_stream_ = stream;
   in_flight_ = true;
   roots_on_device_ = groups_on_device ();
   drawn_ = io && io->draw && roots_on_device_;
@@ -353,13 +347,13 @@ CudaStatus
 FaceDetector::read_back ()
 {
   /* With a frame held (latency-frames=1) the results are usually ready:
-   * a word in pinned memory says so without a driver call, a query costs
-   * less than a synchronize */
-  if (!done_seen (static_cast<const uint32_t *> (host_state_.get ()) + kDoneWord) &&
-      cudaEventQuery (read_.get ()) != cudaSuccess)
-    CV_CUDA_TRY (cudaEventSynchronize (read_.get ()));
+   * a word in pinned memory says so without a driver call. No search
+   * queued (a frame too small to search): nothing to wait for. */
+  if (!in_flight_)
+    return {};
+  const CudaStatus s = wait_done (static_cast<const uint32_t *> (host_state_.get ()) + kDoneWord, read_stream_);
   in_flight_ = false;
-  return {};
+  return s;
 }
 
 bool
@@ -601,7 +595,7 @@ FaceDetector::release ()
   args_.reset ();
   drawn_ = false;
   host_state_device_ = nullptr;
-  read_.reset ();
+  read_stream_ = nullptr;
   in_flight_ = false;
   graphs_.clear ();
   pending_ = {};

@@ -306,7 +306,7 @@ private:
     bool has_io = false;
     FrameIo io;
   } pending_;
-  Event read_;  /* recorded at the end of the frame's graph */
+  cudaStream_t read_stream_ = nullptr;  /* the stream of the search in flight */
   /* a search was queued and read_back () has not seen its results (nor,
    * so, its graph's first kernel read args_: the reset) */
   bool in_flight_ = false;

@@ -295,7 +295,7 @@ facedetect_stages_traits ()
 unsigned
 facedetect_round_pass_threads (unsigned threads, const DeviceDescription & dev)
 {
-  threads = std::max (32u, (threads + 31) / 32 * 32);
+  threads = facedetect::list_block_threads (threads);
   return facedetect::round_grid (list_kernel_of<false> (true, 1), threads, dev) * threads;
 }
 
@@ -381,8 +381,7 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
 {
   const void *kernel = list_kernel_of<FINAL> (stumps, lanes);
   LaunchConfig c = policy.choose (t, cached_kernel_resources (kernel), hc.frame_width, hc.frame_height);
-  /* whole warps: a group of lanes never straddles two */
-  c.block = { std::max (32u, (c.block.threads () + 31) / 32 * 32), 1 };
+  c.block = { list_block_threads (c.block.threads ()), 1 };
   const unsigned per_block = c.block.threads () / (unsigned) lanes;
   /* the deep kernel's window patches: a warp's each, a lane per column;
    * stumps only where their nodes hold their corners in it */

@@ -12,6 +12,8 @@
  *   face_draw.cu      facedetect.draw */
 #pragma once
 
+#include <algorithm>
+
 #include "../common/cuda_check.h"
 #include "../common/image.h"
 #include "../policy/launch_policy.h"
@@ -191,6 +193,13 @@ void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, 
  * occupancy at that block size and dynamic shared memory times the SM
  * count), at least 1. */
 unsigned filling_grid (const void *kernel, unsigned threads, const DeviceDescription & dev, size_t shared_bytes = 0);
+/* The list kernels' block: the policy's thread count rounded up to whole
+ * warps, so that a group of lanes never straddles two. */
+inline unsigned
+list_block_threads (unsigned threads)
+{
+  return std::max (32u, (threads + 31) / 32 * 32);
+}
 /* The blocks a round of facedetect.stages launches in blocks of `threads`. */
 unsigned round_grid (const void *kernel, unsigned threads, const DeviceDescription & dev);
 

@@ -62,9 +62,10 @@ done_seen (const uint32_t *word)
 }
 
 /* Waits until the done word of work queued on `stream` is set, without
- * an event: where the word is not set yet it asks the stream
- * (cudaStreamQuery) whether its work failed (that error is returned) or
- * all ended without setting it (an error too), and sleeps between looks.
+ * an event: while the word is not set it spins (as cudaEventSynchronize
+ * does in CUDA's default scheduling), asking the stream (cudaStreamQuery)
+ * now and then whether its work failed (that error is returned) or all
+ * ended without setting it (an error too).
  * A frame graph with no event node of its own launches faster (about half
  * a microsecond a node, and an event record node costs more than a
  * kernel, docs/RELIABILITY.md); with a frame held (latency-frames=1) the

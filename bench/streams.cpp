@@ -6,7 +6,7 @@
  *   cudavision-streams [--pipelines 1,2,4,8] [--sizes 1280x720,1920x1080]
  *                      [--chain "cudagray ! cudablur ! cudacanny"]
  *                      [--frames 2000] [--devices 0[,1...]] [--image PATH]
- *                      [--backend cuda|cpu]
+ *                      [--backend cuda|cpu] [--paced-rounds 1]
  *
  * Every pipeline is appsrc (device frames, uploaded once) ! chain ! fakesink,
  * with its own thread pushing --frames frames after 50 of warm-up; every
@@ -21,7 +21,12 @@
  * median and 90th percentile over the timed frames. Target: <= 20 us,
  * measured on one pipeline fed a frame at a time with the device idle in
  * between (OVERHEAD lines); the same under full load, where launches also
- * wait for a full launch queue, on OVERHEAD_LOADED lines.
+ * wait for a full launch queue, on OVERHEAD_LOADED lines. A paced run's
+ * median moves by up to 2x between runs minutes apart on the GPU machine
+ * (docs/RELIABILITY.md, the face graph of 15 kernels): --paced-rounds N
+ * repeats it N times per size, each round in the table, and the OVERHEAD
+ * line gives the median of the rounds' medians (and of their p90s) with
+ * every round's median (rounds=...).
  *
  * Device check: every element's every output frame is looked at on its
  * source pad: the device of the frame's context and the device CUDA
@@ -41,6 +46,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -120,6 +126,7 @@ struct Point {
   std::string error;
   guint64 checked = 0, wrong = 0;
   std::map<std::string, std::vector<double>> element_us;  /* element factory -> per-frame host us */
+  int round = 0;                                          /* paced runs: which of --paced-rounds */
 };
 
 Point
@@ -255,6 +262,7 @@ main (int argc, char **argv)
   std::string chain = "cudagray ! cudablur ! cudacanny", counts = "1,2,4,8", sizes = "1280x720,1920x1080",
               devs = "0", image, backend = "cuda";
   guint64 frames = 2000;
+  int paced_rounds = 1;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--chain" && i + 1 < argc)
@@ -271,10 +279,12 @@ main (int argc, char **argv)
       image = argv[++i];
     else if (a == "--backend" && i + 1 < argc)
       backend = argv[++i];
+    else if (a == "--paced-rounds" && i + 1 < argc)
+      paced_rounds = std::max (1, std::atoi (argv[++i]));
     else {
       std::fprintf (stderr,
           "usage: %s [--pipelines 1,2,4,8] [--sizes WxH,...] [--chain DESC] [--frames N] [--devices 0,1] "
-          "[--image PATH] [--backend cuda|cpu]\n",
+          "[--image PATH] [--backend cuda|cpu] [--paced-rounds N]\n",
           argv[0]);
       return 2;
     }
@@ -323,12 +333,15 @@ main (int argc, char **argv)
       points.push_back (std::move (pt));
     }
     /* the host time per element, one pipeline paced (see OVERHEAD below) */
-    Point pt = run_point (chain, w, h, 1, devices, ctx, frames_of, std::min<guint64> (frames, 2000), image, true);
-    if (!pt.ok) {
-      std::printf ("PACED size=%dx%d error=%s\n", w, h, pt.error.c_str ());
-      rc = 1;
+    for (int r = 0; r < paced_rounds; r++) {
+      Point pt = run_point (chain, w, h, 1, devices, ctx, frames_of, std::min<guint64> (frames, 2000), image, true);
+      pt.round = r;
+      if (!pt.ok) {
+        std::printf ("PACED size=%dx%d round=%d error=%s\n", w, h, r + 1, pt.error.c_str ());
+        rc = 1;
+      }
+      paced.push_back (std::move (pt));
     }
-    paced.push_back (std::move (pt));
     for (auto & [d, v] : frames_of)
       for (GstBuffer *b : v)
         gst_buffer_unref (b);
@@ -368,7 +381,10 @@ main (int argc, char **argv)
   std::printf ("\n");
   auto rows = [&] (const std::vector<Point> & list, const char * label) {
     for (const Point & pt : list) {
-      std::printf ("| %dx%d | %d%s |", pt.w, pt.h, pt.pipelines, label);
+      if (paced_rounds > 1 && &list == &paced)
+        std::printf ("| %dx%d | %d%s, round %d |", pt.w, pt.h, pt.pipelines, label, pt.round + 1);
+      else
+        std::printf ("| %dx%d | %d%s |", pt.w, pt.h, pt.pipelines, label);
       for (const auto & k : kinds) {
         auto it = pt.element_us.find (k);
         if (it == pt.element_us.end () || it->second.empty ()) {
@@ -394,7 +410,28 @@ main (int argc, char **argv)
             pt.pipelines, k.c_str (), med, p90, med <= 20.0 ? "PASS" : "OVER");
       }
   };
-  lines (paced, "OVERHEAD");
+  /* paced: one line per size and element over its rounds */
+  for (size_t first = 0; first < paced.size (); first += paced_rounds)
+    for (const auto & k : kinds) {
+      std::vector<double> medians, p90s;
+      std::string each;
+      for (size_t r = first; r < std::min (paced.size (), first + paced_rounds); r++) {
+        auto it = paced[r].element_us.find (k);
+        if (it == paced[r].element_us.end () || it->second.empty ())
+          continue;
+        medians.push_back (percentile (it->second, 0.5));
+        p90s.push_back (percentile (it->second, 0.9));
+        char buf[32];
+        std::snprintf (buf, sizeof buf, "%s%.1f", each.empty () ? "" : ",", medians.back ());
+        each += buf;
+      }
+      if (medians.empty ())
+        continue;
+      const double med = percentile (medians, 0.5), p90 = percentile (p90s, 0.5);
+      std::printf ("OVERHEAD size=%dx%d pipelines=1 element=%s median_us=%.1f p90_us=%.1f %s%s%s\n", paced[first].w,
+          paced[first].h, k.c_str (), med, p90, med <= 20.0 ? "PASS" : "OVER", paced_rounds > 1 ? " rounds=" : "",
+          paced_rounds > 1 ? each.c_str () : "");
+    }
   lines (points, "OVERHEAD_LOADED");
   for (auto & [d, c] : ctx)
     gst_object_unref (c);

@@ -40,7 +40,9 @@
 #   --sanitize-shards K  each program's tests split into K processes
 # Environment: STREAMS_OVERHEAD_CHAINS (';'-separated) the chains whose
 # last element's host time is measured besides the main chain's;
-# SANITIZE_TIMEOUT stops a sanitizer run after that many seconds (a
+# PACED_ROUNDS how many paced runs give those figures (default 3: the
+# median of their medians; one run's median moves by up to 2x between
+# runs on the GPU machine, docs/RELIABILITY.md); SANITIZE_TIMEOUT stops a sanitizer run after that many seconds (a
 # failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES
 # override the run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
 # BENCH_EXTRA_ARGS is added to the soak and streams command lines.
@@ -275,13 +277,14 @@ if wanted streams; then
     row "streams $size" "$res" "frames/s by pipeline count ${fps}; 4 vs 1: ${x4:-?}x; frames on their device $checks"
   done
   # host_rows LOG [ELEMENT [NOTE]]: a row per paced OVERHEAD line of LOG
-  # (only ELEMENT's, where given)
+  # (only ELEMENT's, where given); with --paced-rounds the median of the
+  # rounds' medians, each round's after it
   host_rows() {
-    local _ size pipes el med p90 verdict
-    while read -r _ size pipes el med p90 verdict; do
+    local _ size pipes el med p90 verdict rounds
+    while read -r _ size pipes el med p90 verdict rounds; do
       [ "$pipes" = "pipelines=1" ] && [[ -z ${2:-} || ${el#element=} == "$2" ]] || continue
       row "host time ${el#element=} ${size#size=}" "$([ "$verdict" = PASS ] && echo PASS || echo OVER)" \
-        "${med#median_us=} us median, ${p90#p90_us=} us p90 (target <= 20${3:+; $3})"
+        "${med#median_us=} us median, ${p90#p90_us=} us p90${rounds:+ (each round: ${rounds#rounds=})} (target <= 20${3:+; $3})"
     done < <(grep '^OVERHEAD ' "$1")
   }
   host_rows "$out/streams.log"
@@ -292,7 +295,7 @@ if wanted streams; then
     last=$(sed 's/.*!//; s/^ *//; s/ .*//' <<<"$ch")
     olog=$out/streams-$last.log
     "$bdir/bench/cudavision-streams" --pipelines 1 --sizes 1280x720,1920x1080 --frames "$frames" --chain "$ch" \
-      ${BENCH_EXTRA_ARGS:-} >"$olog" 2>&1 || row "host time $last" FAIL "no result: see $olog"
+      --paced-rounds "${PACED_ROUNDS:-3}" ${BENCH_EXTRA_ARGS:-} >"$olog" 2>&1 || row "host time $last" FAIL "no result: see $olog"
     host_rows "$olog" "$last" "chain $ch"
   done
   if [ "$gpus" -ge 2 ]; then

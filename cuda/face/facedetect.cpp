@@ -292,8 +292,8 @@ FaceDetector::groups_on_device () const
   return grouping_ && device_grouping_ && face_capacity_ <= facedetect::kMaxGroupedFaces;
 }
 
-/* run_frame and the event collect () waits for, replayed as one graph
- * where it can be. */
+/* run_frame, replayed as one graph where it can be; collect () waits on
+ * the done word its publish kernel sets. */
 CudaStatus
 FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
     bool replay, const FrameIo * io)

@@ -190,8 +190,8 @@ public:
    * the copy and boxes made again with it). */
   CudaStatus enqueue_frame (const FrameInput & in, const FaceDetectParams & params, const LaunchPolicy & policy,
       cudaStream_t stream);
-  /* Waits for the last enqueue's list (one event; a second copy only for
-   * more than a chunk of raw windows) and groups it. */
+  /* Waits for the last enqueue's list (its done word, written with the
+   * results into mapped memory) and groups it. */
   CudaStatus collect (Result * result);
 
   /* Draws the boxes (face_draw.h) on a device frame of 4-byte pixels
@@ -223,12 +223,12 @@ private:
   CudaStatus prepare (ConstImage8 gray, const std::vector<FaceLevel> & levels, cudaStream_t stream);
   CudaStatus run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream,
       const FaceKernelHook & hook, const FrameIo * io);
-  /* run_frame (replayed from a graph where it can be), then the event. */
+  /* run_frame, replayed from a graph where it can be. */
   CudaStatus search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_t stream, const FaceKernelHook & hook,
       bool replay, const FrameIo * io);
   bool groups_on_device () const;
   /* Waits for run_frame's results: its counters and keys are then in the
-   * mapped host buffer (its done word read, else its event waited for). */
+   * mapped host buffer (wait_done on its done word, graph_io.h). */
   CudaStatus read_back ();
   CudaStatus ensure_lists ();
   /* Grows every list a frame overflowed; true when one did. */

@@ -300,29 +300,6 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   return GST_FLOW_OK;
 }
 
-static void
-post_faces_message (GstCudaFaceDetect * self, GstBuffer * inbuf, const std::vector<cudavision::FaceRect> & faces)
-{
-  /* field names as quarks, looked up once (each lookup by string takes
-   * GLib's quark lock: a per-frame cost otherwise) */
-  static const GQuark q_face = g_quark_from_static_string ("face"), q_x = g_quark_from_static_string ("x"),
-                      q_y = g_quark_from_static_string ("y"), q_width = g_quark_from_static_string ("width"),
-                      q_height = g_quark_from_static_string ("height");
-  GValue list = G_VALUE_INIT;
-  g_value_init (&list, GST_TYPE_LIST);
-  for (const cudavision::FaceRect & r : faces) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&v, gst_structure_new_id (q_face, q_x, G_TYPE_UINT, (guint) r.x, q_y, G_TYPE_UINT,
-                                (guint) r.y, q_width, G_TYPE_UINT, (guint) r.width, q_height, G_TYPE_UINT,
-                                (guint) r.height, nullptr));
-    gst_value_list_append_and_take_value (&list, &v);
-  }
-  GstStructure *st = gst_cv_frame_message_new (GST_BASE_TRANSFORM (self), "facedetect", inbuf);
-  gst_structure_take_value (st, "faces", &list);
-  gst_cv_post_frame_message (GST_BASE_TRANSFORM (self), st);
-}
-
 /* A held frame's list, collected, with its boxes drawn on its output
  * buffer (device memory: only such frames are held) where its graph did
  * not draw them. */
@@ -384,7 +361,8 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
   }
   self->had_faces = faces;
   if (post)
-    post_faces_message (self, inbuf, frame.faces);
+    gst_cv_post_frame_message (GST_BASE_TRANSFORM (self),
+        gst_cv_faces_message_new (GST_BASE_TRANSFORM (self), inbuf, frame.faces.data (), frame.faces.size ()));
   return GST_FLOW_OK;
 }
 

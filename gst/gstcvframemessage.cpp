@@ -28,3 +28,27 @@ gst_cv_post_frame_message (GstBaseTransform * trans, GstStructure * s)
 {
   gst_element_post_message (GST_ELEMENT (trans), gst_message_new_element (GST_OBJECT (trans), s));
 }
+
+GstStructure *
+gst_cv_faces_message_new (GstBaseTransform * trans, GstBuffer * inbuf, const cudavision::FaceRect * faces, size_t n)
+{
+  /* field names as quarks, looked up once (each lookup by string takes
+   * GLib's quark lock: a per-frame cost otherwise) */
+  static const GQuark q_face = g_quark_from_static_string ("face"), q_x = g_quark_from_static_string ("x"),
+                      q_y = g_quark_from_static_string ("y"), q_width = g_quark_from_static_string ("width"),
+                      q_height = g_quark_from_static_string ("height");
+  GValue list = G_VALUE_INIT;
+  g_value_init (&list, GST_TYPE_LIST);
+  for (size_t i = 0; i < n; i++) {
+    const cudavision::FaceRect & r = faces[i];
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gst_structure_new_id (q_face, q_x, G_TYPE_UINT, (guint) r.x, q_y, G_TYPE_UINT,
+                                (guint) r.y, q_width, G_TYPE_UINT, (guint) r.width, q_height, G_TYPE_UINT,
+                                (guint) r.height, nullptr));
+    gst_value_list_append_and_take_value (&list, &v);
+  }
+  GstStructure *st = gst_cv_frame_message_new (trans, "facedetect", inbuf);
+  gst_structure_take_value (st, "faces", &list);
+  return st;
+}

@@ -9,6 +9,10 @@
 
 #include <gst/base/gstbasetransform.h>
 
+#include <cstddef>
+
+#include "../cuda/face/face_types.h"
+
 G_BEGIN_DECLS
 
 /* A new structure `name` with the timing fields of `inbuf`; add the
@@ -19,3 +23,10 @@ GstStructure *gst_cv_frame_message_new (GstBaseTransform * trans, const gchar * 
 void gst_cv_post_frame_message (GstBaseTransform * trans, GstStructure * s);
 
 G_END_DECLS
+
+/* gst-plugins-bad facedetect's message: "facedetect" with the timing
+ * fields and `faces`, a list of structures "face" (x, y, width, height,
+ * guint), one per face of `faces` (n of them). cudafacedetect's, and
+ * cudavision-bench-message's, which times it. */
+GstStructure *gst_cv_faces_message_new (GstBaseTransform * trans, GstBuffer * inbuf,
+    const cudavision::FaceRect * faces, size_t n);

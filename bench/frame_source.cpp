@@ -204,7 +204,7 @@ ChainRun::handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
   {
     std::lock_guard<std::mutex> g (self->lock_);
     self->arrivals_.push_back (t);
-    n = self->out_++;
+    n = self->out_.fetch_add (1);
   }
   if (self->on_frame_)
     self->on_frame_ (n);
@@ -300,7 +300,47 @@ bool
 ChainRun::start ()
 {
   t0_ = std::chrono::steady_clock::now ();
-  return gst_element_set_state (pipe_, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
+  if (!bus_thread_.joinable ()) {
+    bus_quit_ = false;
+    bus_thread_ = std::thread (&ChainRun::read_bus, this);
+  }
+  if (gst_element_set_state (pipe_, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE)
+    return true;
+  /* the failing element's error is on the bus: let the bus thread read
+   * it, for error () */
+  std::unique_lock<std::mutex> g (bus_lock_);
+  bus_cond_.wait_for (g, std::chrono::seconds (2), [this] () { return !error_.empty (); });
+  return false;
+}
+
+void
+ChainRun::read_bus ()
+{
+  while (!bus_quit_.load ()) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus_, 50 * GST_MSECOND,
+        (GstMessageType) (GST_MESSAGE_ANY));
+    if (!m)
+      continue;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR || GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+      std::string error;
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+        GError *e = nullptr;
+        gchar *dbg = nullptr;
+        gst_message_parse_error (m, &e, &dbg);
+        error = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " + (dbg ? dbg : "");
+        g_clear_error (&e);
+        g_free (dbg);
+      }
+      {
+        std::lock_guard<std::mutex> g (bus_lock_);
+        if (!error.empty () && error_.empty ())
+          error_ = error;
+        eos_ = eos_ || GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+      }
+      bus_cond_.notify_all ();
+    }
+    gst_message_unref (m);
+  }
 }
 
 bool
@@ -320,22 +360,12 @@ ChainRun::finish (int timeout_s)
   if (!error ().empty ())
     return false;
   gst_app_src_end_of_stream (GST_APP_SRC (src_));
-  GstMessage *m = gst_bus_timed_pop_filtered (bus_, (GstClockTime) timeout_s * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  bool ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
-  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &e, &dbg);
-    error_ = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " + (dbg ? dbg : "");
-    g_clear_error (&e);
-    g_free (dbg);
-  } else if (!m) {
+  std::unique_lock<std::mutex> g (bus_lock_);
+  const bool ended = bus_cond_.wait_for (g, std::chrono::seconds (timeout_s),
+      [this] () { return eos_ || !error_.empty (); });
+  if (!ended)
     error_ = "no EOS within " + std::to_string (timeout_s) + " s";
-  }
-  if (m)
-    gst_message_unref (m);
-  return ok;
+  return eos_ && error_.empty ();
 }
 
 void
@@ -343,30 +373,22 @@ ChainRun::stop ()
 {
   if (pipe_)
     gst_element_set_state (pipe_, GST_STATE_NULL);
+  bus_quit_ = true;
+  if (bus_thread_.joinable ())
+    bus_thread_.join ();
 }
 
 std::string
 ChainRun::error ()
 {
-  if (!error_.empty () || !bus_)
-    return error_;
-  if (GstMessage *m = gst_bus_pop_filtered (bus_, GST_MESSAGE_ERROR)) {
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &e, &dbg);
-    error_ = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " + (dbg ? dbg : "");
-    g_clear_error (&e);
-    g_free (dbg);
-    gst_message_unref (m);
-  }
+  std::lock_guard<std::mutex> g (bus_lock_);
   return error_;
 }
 
 guint64
 ChainRun::frames_out () const
 {
-  std::lock_guard<std::mutex> g (lock_);
-  return out_;
+  return out_.load ();
 }
 
 std::vector<double>

@@ -11,11 +11,14 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cvbench {
@@ -42,7 +45,15 @@ double percentile (std::vector<double> v, double p);
  * `frames` (sharing their memory). Host time of every element of the
  * chain, from its sink pad to its source pad (its transform and the
  * buffer handling around it, not downstream), is recorded per frame; so
- * is the arrival of every frame at the sink. */
+ * is the arrival of every frame at the sink.
+ *
+ * The bus is read as an application reads it (gst-launch-1.0 blocks on
+ * it; a main loop's watch sleeps in poll ()): a thread of its own waits
+ * for messages, keeps the first error and EOS, and drops the rest (the
+ * elements' messages). A thread polling the bus in a loop instead would
+ * hold the bus's queue lock that every post takes, which no application
+ * does, and made each post up to some 6 µs dearer
+ * (cudavision-bench-message --reader spin against blocking). */
 class ChainRun {
 public:
   /* `chain`: gst-launch syntax; `system_out`: end in system memory
@@ -61,7 +72,8 @@ public:
   bool finish (int timeout_s = 600);
   void stop ();
 
-  /* First error on the bus, "" if none (non-blocking). */
+  /* First error on the bus, "" if none (non-blocking: what the bus
+   * thread has read). */
   std::string error ();
   guint64 frames_out () const;
   /* Arrival times at the sink, steady clock, seconds since start(). */
@@ -82,6 +94,7 @@ private:
   static GstPadProbeReturn sink_probe (GstPad *, GstPadProbeInfo *, gpointer);
   static GstPadProbeReturn src_probe (GstPad *, GstPadProbeInfo *, gpointer);
   static void handoff (GstElement *, GstBuffer *, GstPad *, gpointer);
+  void read_bus ();
 
   std::string desc_;
   GstElement *pipe_ = nullptr, *src_ = nullptr, *sink_ = nullptr;
@@ -91,9 +104,15 @@ private:
   std::chrono::steady_clock::time_point t0_;
   mutable std::mutex lock_;
   std::vector<double> arrivals_;
-  guint64 out_ = 0;
+  std::atomic<guint64> out_ { 0 };  /* read in a loop by the feeding thread: no lock */
   std::function<void (guint64)> on_frame_;
+  /* the bus thread's findings, under bus_lock_ */
+  std::mutex bus_lock_;
+  std::condition_variable bus_cond_;
   std::string error_;
+  bool eos_ = false;
+  std::atomic<bool> bus_quit_ { false };
+  std::thread bus_thread_;
 };
 
 }  // namespace cvbench

@@ -4,10 +4,17 @@
  * running-time, duration and a list of face structures), built and
  * posted by the element's own functions (gst/gstcvframemessage.h) for an
  * identity element (a base transform, as the element is) in a pipeline
- * (element -> its bin -> the pipeline's bus), nobody reading the bus as
- * in cudavision-streams. No GPU is used.
+ * (element -> its bin -> the pipeline's bus). No GPU is used.
  *
  *   cudavision-bench-message [--faces 0,4] [--gaps 0,1000] [--messages 3000]
+ *                            [--reader blocking|spin|none]
+ *
+ * Who reads the bus changes what a post costs: `blocking` (the default) is
+ * a thread waiting on it, as gst-launch-1.0 and cudavision-streams do (a
+ * main loop's watch sleeps in poll () the same way): each post wakes it;
+ * `spin` a thread popping it in a loop (cudavision-streams' paced loop
+ * did until 2026-11-28: the popper holds the queue lock every post
+ * takes); `none` nobody (the queue only grows, no wake-up).
  *
  * For each number of faces and each gap (µs the thread sleeps before each
  * message, as a streaming thread waits between a camera's frames), the
@@ -20,6 +27,7 @@
 #include <gst/gst.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +72,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   std::vector<int> faces { 0, 4 }, gaps { 0, 1000 };
   int messages = 3000;
+  std::string reader = "blocking";
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--faces" && i + 1 < argc)
@@ -72,10 +81,16 @@ main (int argc, char **argv)
       gaps = int_list (argv[++i]);
     else if (a == "--messages" && i + 1 < argc)
       messages = std::max (1, std::atoi (argv[++i]));
+    else if (a == "--reader" && i + 1 < argc)
+      reader = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--faces 0,4] [--gaps 0,1000] [--messages 3000]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--faces 0,4] [--gaps 0,1000] [--messages 3000] [--reader blocking|spin|none]\n", argv[0]);
       return 2;
     }
+  }
+  if (reader != "blocking" && reader != "spin" && reader != "none") {
+    std::fprintf (stderr, "--reader: blocking, spin or none\n");
+    return 2;
   }
   GError *err = nullptr;
   GstElement *pipe = gst_parse_launch ("fakesrc ! identity name=poster ! fakesink", &err);
@@ -90,9 +105,25 @@ main (int argc, char **argv)
    * times are converted from it */
   gst_segment_init (&trans->segment, GST_FORMAT_TIME);
   GstBus *bus = gst_element_get_bus (pipe);
+  std::atomic<bool> quit { false };
+  std::thread reader_thread ([&] () {
+    while (!quit.load ()) {
+      if (reader == "spin") {
+        if (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))
+          gst_message_unref (m);
+        std::this_thread::yield ();
+      } else if (reader == "blocking") {
+        if (GstMessage *m = gst_bus_timed_pop (bus, 100 * GST_MSECOND))
+          gst_message_unref (m);
+      } else {
+        return;
+      }
+    }
+  });
   GstBuffer *inbuf = gst_buffer_new ();
   GST_BUFFER_PTS (inbuf) = GST_SECOND;
   GST_BUFFER_DURATION (inbuf) = GST_SECOND / 30;
+  std::printf ("bus reader: %s\n\n", reader.c_str ());
   std::printf ("| faces | gap (us) | build median / p90 (us) | post median / p90 (us) |\n|---|---|---|---|\n");
   for (int f : faces)
     for (int gap : gaps) {
@@ -111,7 +142,7 @@ main (int argc, char **argv)
         build.push_back (micros (t0, t1));
         post.push_back (micros (t1, t2));
         /* the bus keeps what nobody reads: dropped now and then, untimed */
-        if (i % 500 == 499) {
+        if (reader == "none" && i % 500 == 499) {
           gst_bus_set_flushing (bus, TRUE);
           gst_bus_set_flushing (bus, FALSE);
         }
@@ -119,6 +150,8 @@ main (int argc, char **argv)
       std::printf ("| %d | %d | %.2f / %.2f | %.2f / %.2f |\n", f, gap, percentile (build, 0.5),
           percentile (build, 0.9), percentile (post, 0.5), percentile (post, 0.9));
     }
+  quit = true;
+  reader_thread.join ();
   gst_buffer_unref (inbuf);
   gst_object_unref (bus);
   gst_object_unref (poster);

@@ -300,6 +300,15 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   return GST_FLOW_OK;
 }
 
+/* The metas' type, "face", looked up once: each lookup by string takes
+ * GLib's quark lock, per face and per meta otherwise. */
+static GQuark
+face_quark ()
+{
+  static const GQuark q = g_quark_from_static_string ("face");
+  return q;
+}
+
 /* A held frame's list, collected, with its boxes drawn on its output
  * buffer (device memory: only such frames are held) where its graph did
  * not draw them. */
@@ -348,8 +357,8 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
       return ret;
   }
   for (const cudavision::FaceRect & r : frame.faces)
-    gst_buffer_add_video_region_of_interest_meta (outbuf, "face", (guint) r.x, (guint) r.y, (guint) r.width,
-        (guint) r.height);
+    gst_buffer_add_video_region_of_interest_meta_id (outbuf, face_quark (), (guint) r.x, (guint) r.y,
+        (guint) r.width, (guint) r.height);
   /* gst-plugins-bad's facedetect's rules */
   const bool faces = !frame.faces.empty ();
   bool post = s.post_messages;
@@ -372,7 +381,7 @@ static gboolean
 gst_cuda_face_detect_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
   if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
-      ((GstVideoRegionOfInterestMeta *) meta)->roi_type == g_quark_from_static_string ("face"))
+      ((GstVideoRegionOfInterestMeta *) meta)->roi_type == face_quark ())
     return FALSE;
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_face_detect_parent_class)->transform_meta (trans, outbuf, meta, inbuf);
 }

@@ -1,8 +1,8 @@
 /* cudavision — element messages about one frame. */
 #include "gstcvframemessage.h"
 
-GstStructure *
-gst_cv_frame_message_new (GstBaseTransform * trans, const gchar * name, GstBuffer * inbuf)
+static GstStructure *
+frame_message_new_id (GstBaseTransform * trans, GQuark name, GstBuffer * inbuf)
 {
   const GstClockTime ts = GST_BUFFER_PTS (inbuf);
   GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time = GST_CLOCK_TIME_NONE;
@@ -18,9 +18,15 @@ gst_cv_frame_message_new (GstBaseTransform * trans, const gchar * name, GstBuffe
                       q_stream = g_quark_from_static_string ("stream-time"),
                       q_running = g_quark_from_static_string ("running-time"),
                       q_duration = g_quark_from_static_string ("duration");
-  return gst_structure_new_id (g_quark_from_string (name), q_ts, G_TYPE_UINT64, (guint64) ts, q_stream,
+  return gst_structure_new_id (name, q_ts, G_TYPE_UINT64, (guint64) ts, q_stream,
       G_TYPE_UINT64, (guint64) stream_time, q_running, G_TYPE_UINT64, (guint64) running_time, q_duration,
       G_TYPE_UINT64, (guint64) GST_BUFFER_DURATION (inbuf), nullptr);
+}
+
+GstStructure *
+gst_cv_frame_message_new (GstBaseTransform * trans, const gchar * name, GstBuffer * inbuf)
+{
+  return frame_message_new_id (trans, g_quark_from_string (name), inbuf);
 }
 
 void
@@ -36,7 +42,9 @@ gst_cv_faces_message_new (GstBaseTransform * trans, GstBuffer * inbuf, const cud
    * GLib's quark lock: a per-frame cost otherwise) */
   static const GQuark q_face = g_quark_from_static_string ("face"), q_x = g_quark_from_static_string ("x"),
                       q_y = g_quark_from_static_string ("y"), q_width = g_quark_from_static_string ("width"),
-                      q_height = g_quark_from_static_string ("height");
+                      q_height = g_quark_from_static_string ("height"),
+                      q_facedetect = g_quark_from_static_string ("facedetect"),
+                      q_faces = g_quark_from_static_string ("faces");
   GValue list = G_VALUE_INIT;
   g_value_init (&list, GST_TYPE_LIST);
   for (size_t i = 0; i < n; i++) {
@@ -48,7 +56,7 @@ gst_cv_faces_message_new (GstBaseTransform * trans, GstBuffer * inbuf, const cud
                                 (guint) r.height, nullptr));
     gst_value_list_append_and_take_value (&list, &v);
   }
-  GstStructure *st = gst_cv_frame_message_new (trans, "facedetect", inbuf);
-  gst_structure_take_value (st, "faces", &list);
+  GstStructure *st = frame_message_new_id (trans, q_facedetect, inbuf);
+  gst_structure_id_take_value (st, q_faces, &list);
   return st;
 }

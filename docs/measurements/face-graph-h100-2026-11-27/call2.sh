@@ -1,13 +1,10 @@
 #!/bin/bash
 # call 1: base (HEAD) vs new (working tree): build both, tests, memcheck, host time, GPU time
+# (as run; its build steps are now docs/measurements/device-lib.sh's, the same commands)
+source docs/measurements/device-lib.sh
 date
-mkdir -p /tmp/b && tar xf .wt-lead/base.tar -C /tmp/b && cp .devbundle.tgz /tmp/b/base/
-( cd /tmp/b/base && timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gcb > /tmp/bb.log 2>&1; echo BASEBUILD $? ) &
-BP=$!
-timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gc > /tmp/nb.log 2>&1; echo NEWBUILD $?
-wait $BP
+build_trees .wt-lead/base.tar base
 tail -3 /tmp/nb.log /tmp/bb.log
-source .devbundle/env.sh; mkdir -p /usr/share/opencv4 && cp -r .devbundle/share/opencv4/haarcascades /usr/share/opencv4/ 2>/dev/null
 date
 timeout 200 build-dev/tests/test-gpu-facedetect-gpu --gtest_filter='FaceGpu.WholeFrameInOneGraph' 2>&1 | grep -E "graph|OK|FAIL|Failure|Expected|Which|actual" | head -40
 B=/tmp/b/base/build-dev/bench; N=build-dev/bench

@@ -1,14 +1,13 @@
 #!/bin/bash
 # call 3: memcheck on the changed kernels; paced host time base vs new, with and without deep C-states held off
+# (as run; its build steps are now docs/measurements/device-lib.sh's, the same commands)
+source docs/measurements/device-lib.sh
 date
 if [ ! -x build-dev/bench/cudavision-streams ] || [ ! -x /tmp/b/base/build-dev/bench/cudavision-streams ]; then
-mkdir -p /tmp/b && tar xf .wt-lead/base.tar -C /tmp/b && cp .devbundle.tgz /tmp/b/base/
-( cd /tmp/b/base && timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gcb > /tmp/bb.log 2>&1; echo BASEBUILD $? ) &
-BP=$!
-timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gc > /tmp/nb.log 2>&1; echo NEWBUILD $?
-wait $BP
+build_trees .wt-lead/base.tar base
+else
+use_bundle
 fi
-source .devbundle/env.sh; mkdir -p /usr/share/opencv4 && cp -r .devbundle/share/opencv4/haarcascades /usr/share/opencv4/ 2>/dev/null
 nproc; lscpu | grep -E "Model name|Thread|Core|Socket|MHz" ; cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ' '; echo; ls -la /dev/cpu_dma_latency
 date
 B=/tmp/b/base/build-dev/bench; N=build-dev/bench

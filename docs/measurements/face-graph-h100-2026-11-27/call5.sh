@@ -1,12 +1,9 @@
 #!/bin/bash
 # call 5: session start (624f2d8) vs final tree; the GPU suite
+# (as run; its build steps are now docs/measurements/device-lib.sh's, the same commands)
+source docs/measurements/device-lib.sh
 date
-rm -rf /tmp/b; mkdir -p /tmp/b && tar xf .wt-lead/base.tar -C /tmp/b && cp .devbundle.tgz /tmp/b/base/
-( cd /tmp/b/base && timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gcb > /tmp/bb.log 2>&1; echo BASEBUILD $? ) &
-BP=$!
-timeout 300 tools/gpu-check.sh --bundle --only build --builddir build-dev --out /tmp/gc > /tmp/nb.log 2>&1; echo NEWBUILD $?
-wait $BP
-source .devbundle/env.sh; mkdir -p /usr/share/opencv4 && cp -r .devbundle/share/opencv4/haarcascades /usr/share/opencv4/ 2>/dev/null
+build_trees .wt-lead/base.tar base
 nvidia-smi --query-gpu=name --format=csv,noheader
 date
 B=/tmp/b/base/build-dev/bench; N=build-dev/bench

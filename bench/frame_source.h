@@ -50,10 +50,11 @@ double percentile (std::vector<double> v, double p);
  * The bus is read as an application reads it (gst-launch-1.0 blocks on
  * it; a main loop's watch sleeps in poll ()): a thread of its own waits
  * for messages, keeps the first error and EOS, and drops the rest (the
- * elements' messages). A thread polling the bus in a loop instead would
- * hold the bus's queue lock that every post takes, which no application
- * does, and made each post up to some 6 µs dearer
- * (cudavision-bench-message --reader spin against blocking). */
+ * elements' messages). A thread polling the bus in a loop instead holds
+ * the bus's queue lock that every post takes, which no application does
+ * (cudavision-bench-message --reader spin against blocking: each post
+ * some 6 µs dearer on the 2-core development machine, no dearer on the
+ * 16-core GPU machine; docs/RELIABILITY.md). */
 class ChainRun {
 public:
   /* `chain`: gst-launch syntax; `system_out`: end in system memory

@@ -6,7 +6,7 @@
  *   cudavision-streams [--pipelines 1,2,4,8] [--sizes 1280x720,1920x1080]
  *                      [--chain "cudagray ! cudablur ! cudacanny"]
  *                      [--frames 2000] [--devices 0[,1...]] [--image PATH]
- *                      [--backend cuda|cpu] [--paced-rounds 1]
+ *                      [--backend cuda|cpu] [--paced-rounds 1] [--paced-gap-us 0]
  *
  * Every pipeline is appsrc (device frames, uploaded once) ! chain ! fakesink,
  * with its own thread pushing --frames frames after 50 of warm-up; every
@@ -26,7 +26,10 @@
  * (docs/RELIABILITY.md, the face graph of 15 kernels): --paced-rounds N
  * repeats it N times per size, each round in the table, and the OVERHEAD
  * line gives the median of the rounds' medians (and of their p90s) with
- * every round's median (rounds=...).
+ * every round's median (rounds=...). --paced-gap-us G sleeps G µs before
+ * each paced frame besides (the device idle all the while), as a camera's
+ * frames come (33 333 at 30 frames/s): what an element costs the host
+ * after its thread has slept that long.
  *
  * Device check: every element's every output frame is looked at on its
  * source pad: the device of the frame's context and the device CUDA
@@ -132,7 +135,7 @@ struct Point {
 Point
 run_point (const std::string & chain, int w, int h, int pipelines, const std::vector<int> & devices,
     std::map<int, GstCudaContext *> & ctx, std::map<int, std::vector<GstBuffer *>> & frames, guint64 n,
-    const std::string & image, bool paced = false)
+    const std::string & image, bool paced = false, int paced_gap_us = 0)
 {
   Point pt { w, h, pipelines, "" };
   for (size_t i = 0; i < devices.size (); i++)
@@ -209,6 +212,8 @@ run_point (const std::string & chain, int w, int h, int pipelines, const std::ve
     /* one frame at a time, the next pushed when the device is idle: the
      * element's own host time, without waits for a full launch queue */
     for (guint64 i = warmup; i < warmup + n; i++) {
+      if (paced_gap_us > 0)
+        std::this_thread::sleep_for (std::chrono::microseconds (paced_gap_us));
       bool pushed = true;
       for (size_t p = 0; p < runs.size (); p++)
         pushed = runs[p]->push (frames[dev_of[p]], i) && pushed;
@@ -262,7 +267,7 @@ main (int argc, char **argv)
   std::string chain = "cudagray ! cudablur ! cudacanny", counts = "1,2,4,8", sizes = "1280x720,1920x1080",
               devs = "0", image, backend = "cuda";
   guint64 frames = 2000;
-  int paced_rounds = 1;
+  int paced_rounds = 1, paced_gap_us = 0;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
     if (a == "--chain" && i + 1 < argc)
@@ -281,10 +286,12 @@ main (int argc, char **argv)
       backend = argv[++i];
     else if (a == "--paced-rounds" && i + 1 < argc)
       paced_rounds = std::max (1, std::atoi (argv[++i]));
+    else if (a == "--paced-gap-us" && i + 1 < argc)
+      paced_gap_us = std::max (0, std::atoi (argv[++i]));
     else {
       std::fprintf (stderr,
           "usage: %s [--pipelines 1,2,4,8] [--sizes WxH,...] [--chain DESC] [--frames N] [--devices 0,1] "
-          "[--image PATH] [--backend cuda|cpu] [--paced-rounds N]\n",
+          "[--image PATH] [--backend cuda|cpu] [--paced-rounds N] [--paced-gap-us G]\n",
           argv[0]);
       return 2;
     }
@@ -334,7 +341,8 @@ main (int argc, char **argv)
     }
     /* the host time per element, one pipeline paced (see OVERHEAD below) */
     for (int r = 0; r < paced_rounds; r++) {
-      Point pt = run_point (chain, w, h, 1, devices, ctx, frames_of, std::min<guint64> (frames, 2000), image, true);
+      Point pt = run_point (chain, w, h, 1, devices, ctx, frames_of, std::min<guint64> (frames, 2000), image, true,
+          paced_gap_us);
       pt.round = r;
       if (!pt.ok) {
         std::printf ("PACED size=%dx%d round=%d error=%s\n", w, h, r + 1, pt.error.c_str ());
@@ -428,9 +436,10 @@ main (int argc, char **argv)
       if (medians.empty ())
         continue;
       const double med = percentile (medians, 0.5), p90 = percentile (p90s, 0.5);
-      std::printf ("OVERHEAD size=%dx%d pipelines=1 element=%s median_us=%.1f p90_us=%.1f %s%s%s\n", paced[first].w,
-          paced[first].h, k.c_str (), med, p90, med <= 20.0 ? "PASS" : "OVER", paced_rounds > 1 ? " rounds=" : "",
-          paced_rounds > 1 ? each.c_str () : "");
+      std::printf ("OVERHEAD size=%dx%d pipelines=1 element=%s median_us=%.1f p90_us=%.1f %s%s%s%s\n",
+          paced[first].w, paced[first].h, k.c_str (), med, p90, med <= 20.0 ? "PASS" : "OVER",
+          paced_rounds > 1 ? " rounds=" : "", paced_rounds > 1 ? each.c_str () : "",
+          paced_gap_us > 0 ? (" gap_us=" + std::to_string (paced_gap_us)).c_str () : "");
     }
   lines (points, "OVERHEAD_LOADED");
   for (auto & [d, c] : ctx)

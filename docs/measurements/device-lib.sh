@@ -49,3 +49,11 @@ paced_runs () {
     done
   done
 }
+
+# host_info: the GPU, the driver and the host's CPU model, how long it has
+# been up (a machine's figures differ from another's: docs/RELIABILITY.md).
+host_info () {
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  grep -m1 "model\s*:" /proc/cpuinfo
+  uptime
+}

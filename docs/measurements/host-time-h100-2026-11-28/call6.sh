@@ -1,11 +1,10 @@
 #!/bin/bash
 # call 6 (2026-11-28): the final tree, every element's paced host time, two runs of three rounds
-# (as run)
+# (as run; its host lines are now device-lib.sh's host_info, the same commands)
 source docs/measurements/device-lib.sh
 date
 build_trees
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-grep -m1 "model\s*:" /proc/cpuinfo; uptime
+host_info
 date
 paced_runs 2 build-dev/bench "cudagray ! cudablur ! cudacanny" "cudagray ! cudaotsu" "cudagray ! cudaharris latency-frames=1" \
     "cudagray ! cudaflow mode=dense latency-frames=1" "cudagray ! cudaflow mode=sparse draw=true latency-frames=1" \

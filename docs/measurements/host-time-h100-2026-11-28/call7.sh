@@ -1,11 +1,10 @@
 #!/bin/bash
 # call 7 (2026-11-28): paced host time after a camera's gap: cudavision-streams --paced-gap-us 0, 1000, 33333
-# (as run)
+# (as run; its host lines are now device-lib.sh's host_info, the same commands)
 source docs/measurements/device-lib.sh
 date
 build_trees
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-grep -m1 "model\s*:" /proc/cpuinfo; uptime
+host_info
 date
 for gap in 0 1000 33333; do
   for ch in "cudagray ! cudablur" "cudafacedetect latency-frames=1" "cudafacedetect latency-frames=1 post-messages=false"; do

@@ -66,9 +66,10 @@ public:
   /* Destroys every graph (the context must be current). */
   void clear ();
 
-  /* What the last capture recorded, by node type: a graph's launch costs
-   * the host about half a microsecond a node (docs/RELIABILITY.md), so
-   * tests hold launchers to the nodes they mean to have. */
+  /* What the last capture recorded, by node type: memset, memcpy and
+   * event nodes make a graph's launch dearer than kernel nodes do (whose
+   * number changes it little, docs/RELIABILITY.md), so tests hold
+   * launchers to the nodes they mean to have. */
   struct Shape {
     unsigned nodes = 0, kernels = 0, memsets = 0, memcpys = 0, events = 0;
   };

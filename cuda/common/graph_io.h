@@ -66,9 +66,9 @@ done_seen (const uint32_t *word)
  * does in CUDA's default scheduling), asking the stream (cudaStreamQuery)
  * now and then whether its work failed (that error is returned) or all
  * ended without setting it (an error too).
- * A frame graph with no event node of its own launches faster (about half
- * a microsecond a node, and an event record node costs more than a
- * kernel, docs/RELIABILITY.md); with a frame held (latency-frames=1) the
+ * A frame graph with no event node of its own launches faster (an event
+ * record node costs more than a kernel, docs/RELIABILITY.md); with a
+ * frame held (latency-frames=1) the
  * word is usually set when the results are wanted, so the wait is rare. */
 CudaStatus wait_done (const uint32_t *word, cudaStream_t stream);
 

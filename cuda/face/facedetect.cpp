@@ -21,8 +21,10 @@ namespace {
  * 256 threads x 9 keys = 2304) DeviceRadixSort is one kernel; past it the
  * onesweep passes, each with a memset of its own, made 14 of the frame
  * graph's 32 nodes, and past kBlockGroupMax (8192) the grouping three
- * kernels more: a graph's launch costs the host about half a microsecond
- * a node. Real frames rarely hold more (the portraits at 1080p: 172
+ * kernels more; without them the frame's GPU time fell by 25-53 us and
+ * its hot launch from 8-16 to 3-5.5 us (2026-11-27; kernel nodes alone
+ * add little to a launch, memset and event nodes more: docs/RELIABILITY.md).
+ * Real frames rarely hold more (the portraits at 1080p: 172
  * raw windows; the LFW mosaic at 1080p, 5511, grows it once). */
 constexpr unsigned kInitialFaceCapacity = 2048;
 /* The similar pairs of the device grouping, likewise (the LFW mosaic at

@@ -520,8 +520,8 @@ TEST_F (FaceGpu, WholeFrameInOneGraph)
     }
     if (c.frames.size () > 1 && w >= 64) {
       /* The replayed graph (VGA frames; not the 4K mosaic's, whose list
-       * outgrew CUB's single tile): kernels only. Its launch costs the
-       * host about half a microsecond a node: the list's first capacity
+       * outgrew CUB's single tile): kernels only, which launch cheaper
+       * than memset, memcpy or event nodes: the list's first capacity
        * keeps CUB's sort to its single tile (no memset nodes, no onesweep
        * passes), the reset brings the arguments and publish sets the done
        * word (no kernels of their own), which collect () waits on instead

@@ -69,14 +69,14 @@ FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
 }
 
 void
-draw_face_boxes (Image8 frame, const std::vector<FaceRect> & boxes)
+draw_face_boxes (const Canvas & canvas, const std::vector<FaceRect> & boxes)
 {
   for (const FaceRect & r : boxes) {
-    const BoxBorder b = box_border (r.x, r.y, r.width, r.height, frame.width, frame.height);
+    const BoxBorder b = box_border (r.x, r.y, r.width, r.height, canvas.width, canvas.height);
     for (int i = 0; i < b.count (); i++) {
       int x, y;
       b.pixel (i, &x, &y);
-      std::memcpy (frame.data + (size_t) y * frame.pitch + (size_t) x * 4, &kFaceBoxPixel, 4);
+      canvas.paint (x, y);
     }
   }
 }

@@ -3,6 +3,7 @@
  * equalization), and the same boxes the GPU draws. */
 #pragma once
 
+#include "../cuda/common/canvas.h"
 #include "../cuda/face/face_types.h"
 #include "../cuda/common/image.h"
 
@@ -33,8 +34,8 @@ private:
   std::unique_ptr<cv::CascadeClassifier> cascade_;
 };
 
-/* Draws the boxes of face_draw.h on a frame of 4-byte pixels. */
-void draw_face_boxes (Image8 frame, const std::vector<FaceRect> & boxes);
+/* Draws the boxes of face_draw.h on a frame's canvas. */
+void draw_face_boxes (const Canvas & canvas, const std::vector<FaceRect> & boxes);
 
 }  // namespace cpu
 }  // namespace cudavision

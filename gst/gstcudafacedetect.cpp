@@ -10,9 +10,12 @@
  * /usr/share/opencv4/haarcascades/; LBP cascades, tilted features and the
  * old format are refused with an error naming the file and the problem.
  *
- * Input is GRAY8, or RGBA / BGRA / RGBx / BGRx whose BT.601 luma (as
- * cv::cvtColor computes it) is searched. The output is the input frame,
- * with the faces boxed in green on colour frames when `draw` is set. Every
+ * Input is GRAY8, NV12 or I420, whose luma plane is searched where it
+ * lies (no conversion), or packed RGB (RGBA, BGRA, RGBx, BGRx, ARGB, ABGR,
+ * xRGB, xBGR, RGB, BGR: gst-plugins-bad facedetect's RGB and BGR too)
+ * whose BT.601 luma, as cv::cvtColor computes it, is searched. The output
+ * is the input frame, with the faces boxed in `color` (green by default)
+ * on colour frames when `draw` is set. Every
  * output buffer carries one #GstVideoRegionOfInterestMeta of type "face"
  * per detection; with `post-messages` an element message "facedetect" like
  * gst-plugins-bad's facedetect lists them, on every frame or as `updates`
@@ -35,6 +38,11 @@
  * gst-launch-1.0 filesrc location=astronaut.png ! pngdec ! videoconvert ! video/x-raw,format=RGBA ! \
  *     cudafacedetect ! videoconvert ! pngenc ! filesink location=faces.png
  * ]|
+ * Decoded on the GPU, searched on the decoder's NV12 luma, boxed in red:
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudafacedetect color=0xffff0000 ! cudadownload ! videoconvert ! autovideosink
+ * ]|
  * |[
  * gst-launch-1.0 -m v4l2src ! videoconvert ! video/x-raw,format=BGRx ! \
  *     cudafacedetect min-size=40 scale-factor=1.2 ! videoconvert ! autovideosink
@@ -44,9 +52,11 @@
 
 #include "gstcvframemessage.h"
 #include "gstcvlumainput.h"
+#include "gstcvoverlay.h"
 #include "gstcvpendingresults.h"
 
 #include "../cpu/facedetect_cpu.h"
+#include "../cuda/face/face_draw.h"
 #include "../cuda/face/facedetect.h"
 #include "../cuda/gray/gray.h"
 
@@ -57,7 +67,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_face_detect_debug);
 #define GST_CAT_DEFAULT gst_cuda_face_detect_debug
 
-#define FACE_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define FACE_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 #define DEFAULT_CASCADE "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 #define DEFAULT_SCALE_FACTOR 1.1
 #define DEFAULT_MIN_NEIGHBORS 3
@@ -76,6 +86,7 @@ enum {
   PROP_POST_MESSAGES,
   PROP_UPDATES,
   PROP_LATENCY_FRAMES,
+  PROP_COLOR,
 };
 
 /* The properties a frame reads, as one value copied under the object lock
@@ -83,6 +94,7 @@ enum {
 struct FaceFrameSettings {
   cudavision::FaceDetectParams params;
   bool draw = DEFAULT_DRAW;
+  guint32 color = cudavision::kFaceBoxColor;
   bool post_messages = DEFAULT_POST_MESSAGES;
   GstCudaFaceDetectUpdates updates = DEFAULT_UPDATES;
 };
@@ -222,6 +234,23 @@ gst_cuda_face_detect_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, 
 
 /* ------------------------------------------------------------ processing */
 
+/* GRAY8 frames carry no boxes. */
+static bool
+draws_on (GstCudaFaceDetect * self, const FaceFrameSettings & s)
+{
+  return s.draw && !(self->input->gray && !self->input->yuv);
+}
+
+/* The boxes' canvas on a mapped output frame. */
+static cudavision::Canvas
+frame_canvas (GstCudaFaceDetect * self, const FaceFrameSettings & s, GstVideoFrame * frame)
+{
+  cudavision::Canvas canvas;
+  gst_cv_canvas_init (gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self)), s.color, &canvas);
+  gst_cv_canvas_set_frame (&canvas, frame);
+  return canvas;
+}
+
 static GstFlowReturn
 gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -239,8 +268,13 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   /* The frame's luma and its copy to the output, the search, and the
    * boxes on the copy: one graph launch (FaceDetector::enqueue_frame). */
   const GstCvLumaInput & input = *self->input;
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (!detector.has_cascade ()) {
+  const bool draw = draws_on (self, s);
+  const cudavision::Canvas canvas = frame_canvas (self, s, out);
+  /* NV12, I420: the chroma passes through, the luma is copied with the
+   * search's first launch */
+  GstFlowReturn ret =
+      gst_cv_base_filter_check (base, gst_cv_luma_input_copy_chroma_gpu (input, in, out, stream), "chroma copy");
+  if (ret == GST_FLOW_OK && !detector.has_cascade ()) {
     /* the element reports faces, never the raw windows */
     detector.set_raw_windows (false);
     ret = gst_cv_base_filter_check (base, detector.set_cascade (*self->cascade, stream), "cascade upload");
@@ -250,7 +284,8 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   frame.gray = input.gray;
   frame.layout = input.layout;
   frame.copy = dst;
-  frame.draw = s.draw;
+  frame.draw = draw;
+  frame.canvas = canvas;
   if (ret == GST_FLOW_OK)
     ret = gst_cv_base_filter_check (base, detector.enqueue_frame (frame, s.params, policy, stream), "face detection");
   if (ret != GST_FLOW_OK)
@@ -270,8 +305,8 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
     return ret;
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
-  if (s.draw && !input.gray && !result.drawn)
-    ret = gst_cv_base_filter_check (base, detector.draw (dst, result.faces, policy, stream), "box drawing");
+  if (draw && !result.drawn)
+    ret = gst_cv_base_filter_check (base, detector.draw (canvas, result.faces, policy, stream), "box drawing");
   if (ret == GST_FLOW_OK)
     fr.pending.push ({ nullptr, std::move (result.faces) });
   return ret;
@@ -288,9 +323,10 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   self->frames->pending.clear ();
   try {
     gst_cv_luma_input_copy_cpu (*self->input, src, dst);
+    gst_cv_luma_input_copy_chroma_cpu (*self->input, in, out);
     frame.faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
-    if (s.draw && !self->input->gray)
-      cudavision::cpu::draw_face_boxes (dst, frame.faces);
+    if (draws_on (self, s))
+      cudavision::cpu::draw_face_boxes (frame_canvas (self, s, out), frame.faces);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
@@ -313,8 +349,8 @@ face_quark ()
  * buffer (device memory: only such frames are held) where its graph did
  * not draw them. */
 static GstFlowReturn
-collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, bool draw, GstBuffer * outbuf,
-    std::vector<cudavision::FaceRect> * faces)
+collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, const FaceFrameSettings & s,
+    GstBuffer * outbuf, std::vector<cudavision::FaceRect> * faces)
 {
   GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
   cudavision::FaceDetector::Result result;
@@ -324,7 +360,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, boo
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
   *faces = std::move (result.faces);
-  if (!draw || self->input->gray || faces->empty () || result.drawn)
+  if (!draws_on (self, s) || faces->empty () || result.drawn)
     return GST_FLOW_OK;
   GstVideoFrame frame;
   if (!gst_cv_base_filter_map_device_output (base, outbuf, &frame)) {
@@ -332,7 +368,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, boo
     return GST_FLOW_ERROR;
   }
   ret = gst_cv_base_filter_check (base,
-      detector.draw (gst_cv_frame_plane (&frame, 0), *faces, gst_cv_base_filter_policy (base),
+      detector.draw (frame_canvas (self, s, &frame), *faces, gst_cv_base_filter_policy (base),
           gst_cv_base_filter_stream (base)),
       "box drawing");
   gst_cv_base_filter_unmap_device_output (base, outbuf, &frame);
@@ -352,7 +388,7 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
   if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
   if (frame.gpu) {
-    GstFlowReturn ret = collect_held (self, *frame.gpu, s.draw, outbuf, &frame.faces);
+    GstFlowReturn ret = collect_held (self, *frame.gpu, s, outbuf, &frame.faces);
     if (ret != GST_FLOW_OK)
       return ret;
   }
@@ -419,6 +455,9 @@ gst_cuda_face_detect_set_property (GObject * object, guint prop_id, const GValue
     case PROP_DRAW:
       s.draw = g_value_get_boolean (value);
       break;
+    case PROP_COLOR:
+      s.color = g_value_get_uint (value);
+      break;
     case PROP_POST_MESSAGES:
       s.post_messages = g_value_get_boolean (value);
       break;
@@ -444,6 +483,7 @@ gst_cuda_face_detect_get_property (GObject * object, guint prop_id, GValue * val
     case PROP_MIN_SIZE: g_value_set_int (value, s.params.min_width); break;
     case PROP_MAX_SIZE: g_value_set_int (value, s.params.max_width); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
+    case PROP_COLOR: g_value_set_uint (value, s.color); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
     case PROP_UPDATES: g_value_set_enum (value, s.updates); break;
     case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
@@ -498,8 +538,10 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
       g_param_spec_int ("max-size", "Maximum size", "Largest face searched, in pixels (0 = the frame)", 0, G_MAXINT,
           0, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW,
-      g_param_spec_boolean ("draw", "Draw", "Box the faces in green on colour frames (GRAY8 frames are left as is)",
+      g_param_spec_boolean ("draw", "Draw", "Box the faces in `color` on colour frames (GRAY8 frames are left as is)",
           DEFAULT_DRAW, GST_CV_PARAM_RW_PLAYING));
+  gst_cv_overlay_install_color (gobject_class, PROP_COLOR, cudavision::kFaceBoxColor,
+      "Colour of the boxes, 0xAARRGGBB (opaque: alpha only fills an alpha channel of the frame)");
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"facedetect\" element message per frame listing the faces", DEFAULT_POST_MESSAGES,

@@ -5,6 +5,7 @@
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
 
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include "../cuda/policy/auto_tuner.h"
@@ -94,23 +95,49 @@ static GstFlowReturn drain_held (GstCvBaseFilter * self, bool push);
 
 /* ------------------------------------------------------------------ caps */
 
+/* The formats GstCudaMemory (libgstcuda 1.22) can hold among ours: every
+ * one but GRAY8. Our source pads offer memory:CUDAMemory for these. */
+#define CUDA_MEMORY_OUT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR }"
+
+static GstCaps *
+cuda_memory_output_caps (void)
+{
+  static GstCaps *caps = nullptr;
+  if (g_once_init_enter (&caps)) {
+    GstCaps *c = gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), format = (string) "
+                                       CUDA_MEMORY_OUT_FORMATS);
+    GST_MINI_OBJECT_FLAG_SET (c, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&caps, c);
+  }
+  return caps;
+}
+
 GstCaps *
-gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory)
+gst_cv_base_filter_make_caps (const gchar * formats, GstPadDirection direction)
 {
   const gchar *fields = "width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
                         "framerate = (fraction) [ 0, max ]";
-  gchar *s;
-  if (with_cuda_memory)
-    s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION "), format = (string) %s, %s; "
-                         "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), format = (string) %s, %s; "
-                         "video/x-raw, format = (string) %s, %s",
-        formats, fields, formats, fields, formats, fields);
-  else
-    s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION "), format = (string) %s, %s; "
-                         "video/x-raw, format = (string) %s, %s",
-        formats, fields, formats, fields);
-  GstCaps *caps = gst_caps_from_string (s);
+  gchar *s = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION "), format = (string) %s, %s; "
+                              "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), format = (string) %s, %s; "
+                              "video/x-raw, format = (string) %s, %s",
+      formats, fields, formats, fields, formats, fields);
+  GstCaps *all = gst_caps_from_string (s);
   g_free (s);
+  if (direction == GST_PAD_SINK)
+    return all;
+  /* out: memory:CUDAMemory only in the formats it can hold */
+  GstCaps *caps = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (all); i++) {
+    GstCaps *one = gst_caps_copy_nth (all, i);
+    GstCapsFeatures *f = gst_caps_get_features (one, 0);
+    if (f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
+      GstCaps *held = gst_caps_intersect (one, cuda_memory_output_caps ());
+      gst_caps_unref (one);
+      one = held;
+    }
+    gst_caps_append (caps, one);
+  }
+  gst_caps_unref (all);
   return caps;
 }
 
@@ -150,8 +177,8 @@ void
 gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class, const gchar * sink_formats,
     const gchar * src_formats)
 {
-  GstCaps *sink = gst_cv_base_filter_make_caps (sink_formats, TRUE);
-  GstCaps *src = gst_cv_base_filter_make_caps (src_formats, FALSE);
+  GstCaps *sink = gst_cv_base_filter_make_caps (sink_formats, GST_PAD_SINK);
+  GstCaps *src = gst_cv_base_filter_make_caps (src_formats, GST_PAD_SRC);
   gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink));
   gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src));
   gst_caps_unref (sink);
@@ -167,6 +194,16 @@ caps_memory_kind (GstCaps * caps)
   if (f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
     return GST_CV_MEMORY_CUDA_MEMORY;
   return GST_CV_MEMORY_SYSTEM;
+}
+
+static const gchar *
+memory_kind_name (GstCvMemoryKind kind)
+{
+  switch (kind) {
+    case GST_CV_MEMORY_DEVICE: return GST_CAPS_FEATURE_MEMORY_CUDAVISION;
+    case GST_CV_MEMORY_CUDA_MEMORY: return GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY;
+    default: return "system memory";
+  }
 }
 
 static void
@@ -201,8 +238,16 @@ gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection dir
   GstCaps *result = gst_caps_new_empty ();
   if (gpu_possible) {
     append_with_feature (result, mapped, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
-    if (direction == GST_PAD_SRC)  /* computing sink caps: nvcodec's memory is an input */
-      append_with_feature (result, mapped, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    /* nvcodec's memory: any format in (its producers hold only what it
+     * can), out in the formats it can hold */
+    GstCaps *cuda = gst_caps_new_empty ();
+    append_with_feature (cuda, mapped, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    if (direction == GST_PAD_SINK) {
+      GstCaps *held = gst_caps_intersect (cuda, cuda_memory_output_caps ());
+      gst_caps_unref (cuda);
+      cuda = held;
+    }
+    gst_caps_append (result, cuda);
   }
   append_with_feature (result, mapped, nullptr);
   gst_caps_unref (mapped);
@@ -245,8 +290,8 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
     }
   }
   GST_INFO_OBJECT (self, "%s %s -> %s %s on the %s", GST_VIDEO_INFO_NAME (&p->in_info),
-      p->in_kind == GST_CV_MEMORY_SYSTEM ? "system" : "device", GST_VIDEO_INFO_NAME (&p->out_info),
-      p->out_kind == GST_CV_MEMORY_SYSTEM ? "system" : "device", p->on_gpu ? "GPU" : "CPU");
+      memory_kind_name (p->in_kind), GST_VIDEO_INFO_NAME (&p->out_info), memory_kind_name (p->out_kind),
+      p->on_gpu ? "GPU" : "CPU");
   return klass->set_info ? klass->set_info (self, &p->in_info, &p->out_info) : TRUE;
 }
 
@@ -318,7 +363,16 @@ gst_cv_base_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query
   if (update)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
 
-  if (caps_memory_kind (outcaps) == GST_CV_MEMORY_DEVICE) {
+  const GstCvMemoryKind out_kind = caps_memory_kind (outcaps);
+  if (out_kind == GST_CV_MEMORY_CUDA_MEMORY) {
+    /* nvcodec's memory, in the pipeline's context: a downstream pool of
+     * that kind and context, or one of ours; it sizes the buffers itself */
+    if (pool && !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == p->context))
+      gst_clear_object (&pool);
+    if (!pool)
+      pool = gst_cuda_buffer_pool_new (p->context);
+    size = MAX (size, (guint) info.size);
+  } else if (out_kind == GST_CV_MEMORY_DEVICE) {
     /* A downstream pool of ours in the same context is as good as our own. */
     if (pool && !(GST_IS_CV_BUFFER_POOL (pool) &&
                     gst_cv_buffer_pool_get_context (GST_CV_BUFFER_POOL (pool)) == p->context))
@@ -407,14 +461,12 @@ gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus &
   return GST_FLOW_ERROR;
 }
 
-/* Copies every plane between a host and a device frame of one format, on
- * `stream`; row widths in bytes come from the format, strides from each
- * frame, so padded pools on either side work. */
-static cudavision::CudaStatus
-copy_frame (GstVideoFrame * dst, GstVideoFrame * src, cudaMemcpyKind kind, cudaStream_t stream)
+cudavision::CudaStatus
+gst_cv_frame_copy_planes (GstVideoFrame * dst, GstVideoFrame * src, guint first_plane, cudaMemcpyKind kind,
+    cudaStream_t stream)
 {
   const GstVideoFormatInfo *finfo = src->info.finfo;
-  for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (src); plane++) {
+  for (guint plane = first_plane; plane < GST_VIDEO_FRAME_N_PLANES (src); plane++) {
     gint comps[GST_VIDEO_MAX_COMPONENTS];
     gst_video_format_info_component (finfo, plane, comps);
     const gint c = comps[0];
@@ -515,7 +567,7 @@ upload_input (GstCvBaseFilter * self, GstBuffer * inbuf, GpuFrames & f)
   gst_cv_buffer_wait (f.dev_in, s);
   /* From pageable memory the copy returns once the data is staged, so the
    * host frame can be unmapped right after. */
-  cudavision::CudaStatus st = copy_frame (&f.in, &host, cudaMemcpyHostToDevice, s);
+  cudavision::CudaStatus st = gst_cv_frame_copy_planes (&f.in, &host, 0, cudaMemcpyHostToDevice, s);
   gst_video_frame_unmap (&host);
   gst_cv_count_upload ();
   return gst_cv_base_filter_check (self, st, "upload");
@@ -604,7 +656,7 @@ transform_gpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
-  cudavision::CudaStatus st = copy_frame (&host, &f.out, cudaMemcpyDeviceToHost, s);
+  cudavision::CudaStatus st = gst_cv_frame_copy_planes (&host, &f.out, 0, cudaMemcpyDeviceToHost, s);
   if (st.ok ())
     st = p->stream->synchronize ();
   gst_video_frame_unmap (&host);
@@ -625,29 +677,51 @@ finish_frame (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   return klass->finish_frame (self, inbuf, outbuf);
 }
 
+/* memory:CUDAMemory out: GstCudaMemory (GStreamer 1.22) carries no stream
+ * or event to order its readers, and nvcodec's elements read it at once
+ * (cudadownload's host map copies on the context's default stream), so a
+ * frame leaves with its work done: one host wait per frame, as at a
+ * system-memory edge. */
+static GstFlowReturn
+complete_cuda_memory_output (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  if (!p->on_gpu || p->out_kind != GST_CV_MEMORY_CUDA_MEMORY)
+    return GST_FLOW_OK;
+  GstCvContextGuard guard (p->context);
+  if (!guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("Could not push the CUDA context"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  return gst_cv_base_filter_check (self, p->stream->synchronize (), "the output frame");
+}
+
 static GstFlowReturn
 gst_cv_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
   CvFilterPriv *p = priv (self);
   GstFlowReturn ret = p->on_gpu ? transform_gpu (self, inbuf, outbuf) : transform_cpu (self, inbuf, outbuf);
-  if (ret != GST_FLOW_OK || !GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame || p->hold_this)
+  if (ret != GST_FLOW_OK || p->hold_this)
     return ret;
-  return finish_frame (self, inbuf, outbuf);
+  if (GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame)
+    ret = finish_frame (self, inbuf, outbuf);
+  return ret != GST_FLOW_OK ? ret : complete_cuda_memory_output (self);
 }
 
 /* ---------------------------------------------------- results held back */
 
 /* latency-frames=1 holds a frame only where that saves a wait: on the GPU
- * with device memory on both pads (a system-memory edge waits for its
- * upload or download anyway, and an uploaded input's staging frame is
- * reused by the next frame). */
+ * with device memory on both pads, ours out (a system-memory edge waits
+ * for its upload or download anyway, and an uploaded input's staging
+ * frame is reused by the next frame; memory:CUDAMemory out waits for each
+ * frame's work, complete_cuda_memory_output). */
 gboolean
 gst_cv_base_filter_holds_results (GstCvBaseFilter * self)
 {
   CvFilterPriv *p = priv (self);
   return p->hold_frames > 0 && GST_CV_BASE_FILTER_GET_CLASS (self)->finish_frame && p->on_gpu &&
-      p->in_kind != GST_CV_MEMORY_SYSTEM && p->out_kind != GST_CV_MEMORY_SYSTEM;
+      p->in_kind != GST_CV_MEMORY_SYSTEM && p->out_kind == GST_CV_MEMORY_DEVICE;
 }
 
 /* The held frame, finished; pushed downstream or (flush, stop) dropped. */

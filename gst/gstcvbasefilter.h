@@ -8,7 +8,7 @@
  *  - the backend (`backend`: auto, cuda, cpu) and the CPU fallback;
  *  - the launch policy (`block-sizing`, `block-size`, `tuning-table`);
  *  - caps features: device frames (memory:CudaVisionMemory) between our
- *    elements, memory:CUDAMemory from nvcodec on the input, and system memory
+ *    elements, nvcodec's memory:CUDAMemory in and out, and system memory
  *    at the edges, uploaded or downloaded once;
  *  - allocation: our buffer pool downstream and upstream.
  * Subclasses say how formats map (transform_video_caps) and process one
@@ -44,7 +44,7 @@ G_DECLARE_DERIVABLE_TYPE (GstCvBaseFilter, gst_cv_base_filter, GST, CV_BASE_FILT
 typedef enum {
   GST_CV_MEMORY_SYSTEM,
   GST_CV_MEMORY_DEVICE,       /* memory:CudaVisionMemory, ours */
-  GST_CV_MEMORY_CUDA_MEMORY,  /* memory:CUDAMemory, libgstcuda's (input only) */
+  GST_CV_MEMORY_CUDA_MEMORY,  /* memory:CUDAMemory, libgstcuda's */
 } GstCvMemoryKind;
 
 struct _GstCvBaseFilterClass {
@@ -86,13 +86,14 @@ struct _GstCvBaseFilterClass {
   GstFlowReturn (*finish_frame) (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf);
 };
 
-/* Caps of every pad template: `formats` as a caps format list string,
- * e.g. "{ RGBA, BGRA }", offered with our device feature, optionally
- * memory:CUDAMemory (sink pads only), and system memory. */
-GstCaps *gst_cv_base_filter_make_caps (const gchar * formats, gboolean with_cuda_memory);
+/* Caps of a pad template: `formats` as a caps format list string, e.g.
+ * "{ RGBA, BGRA }", offered with our device feature, with nvcodec's
+ * memory:CUDAMemory (on a source pad only in the formats GstCudaMemory
+ * can hold: not GRAY8), and in system memory. */
+GstCaps *gst_cv_base_filter_make_caps (const gchar * formats, GstPadDirection direction);
 
 /* Adds the "sink" and "src" always pads with gst_cv_base_filter_make_caps
- * of the format lists; the sink pad also takes memory:CUDAMemory. */
+ * of the format lists. */
 void gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class, const gchar * sink_formats,
     const gchar * src_formats);
 
@@ -110,6 +111,12 @@ const GstVideoInfo *gst_cv_base_filter_out_info (GstCvBaseFilter * self);
  * for success. */
 GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s,
     const gchar * what);
+
+/* Every plane of `src` from `first_plane` on copied to `dst` (the same
+ * format and size; host or device frames as `kind` says), on `stream`;
+ * row widths in bytes come from the format, strides from each frame. */
+cudavision::CudaStatus gst_cv_frame_copy_planes (GstVideoFrame * dst, GstVideoFrame * src, guint first_plane,
+    cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The "latency-frames" property, for elements with finish_frame: installed
  * on the element's class with `prop_id`, whose set/get_property pass it to

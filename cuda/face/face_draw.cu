@@ -5,6 +5,7 @@
  * graph, a bounded grid that strides over both. */
 #include "face_draw.h"
 #include "facedetect_kernels.h"
+#include "../common/canvas.h"
 #include "../common/launch_util.cuh"
 
 namespace cudavision {
@@ -15,37 +16,36 @@ namespace {
  * own parameters: no upload before the launch. */
 template <typename Boxes>
 __global__ void
-draw_kernel (uint8_t *frame, size_t pitch, int width, int height, const Boxes boxes, int n)
+draw_kernel (const Canvas canvas, const Boxes boxes, int n)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   for (int b = blockIdx.y * blockDim.y + threadIdx.y; b < n; b += gridDim.y * blockDim.y) {
     const int4 r = boxes[b];
-    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, width, height);
+    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, canvas.width, canvas.height);
     if (i >= border.count ())
       continue;
     int x, y;
     border.pixel (i, &x, &y);
-    *reinterpret_cast<uint32_t *> (frame + (size_t) y * pitch + (size_t) x * 4) = kFaceBoxPixel;
+    canvas.paint (x, y);
   }
 }
 
 /* The grouped faces as the device left them (their number too), on the
- * frame whose pointer the graph's arguments hold: a bounded grid striding
- * over the boxes (y) and their border pixels (x). */
+ * frame whose pointer the graph's arguments hold (a single-plane canvas):
+ * a bounded grid striding over the boxes (y) and their border pixels (x). */
 __global__ void
 draw_merged_kernel (const uint32_t *count, const int4 *__restrict__ faces, unsigned capacity,
-    const LumaCopyArgs *args, int width, int height)
+    const LumaCopyArgs *args, const Canvas format)
 {
   const int n = (int) min (*count, capacity);
-  uint8_t *const frame = args->copy;
-  const size_t pitch = args->copy_pitch;
+  const Canvas canvas = format.with_plane0 (args->copy, args->copy_pitch);
   for (int b = blockIdx.y * blockDim.y + threadIdx.y; b < n; b += gridDim.y * blockDim.y) {
     const int4 r = faces[b];
-    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, width, height);
+    const BoxBorder border = box_border (r.x, r.y, r.z, r.w, canvas.width, canvas.height);
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < border.count (); i += gridDim.x * blockDim.x) {
       int x, y;
       border.pixel (i, &x, &y);
-      *reinterpret_cast<uint32_t *> (frame + (size_t) y * pitch + (size_t) x * 4) = kFaceBoxPixel;
+      canvas.paint (x, y);
     }
   }
 }
@@ -93,7 +93,7 @@ hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const
 
 template <typename Boxes>
 CudaStatus
-launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
+launch_draw (const Canvas & canvas, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc)
 {
   if (n <= 0 || max_border <= 0)
@@ -101,29 +101,30 @@ launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const Lau
   const KernelTraits & t = facedetect_draw_traits ();
   const LaunchConfig c = policy.choose (t, cached_resources (draw_kernel<Boxes>), max_border, n);
   hook_call (hc, t, max_border, n, c, false, stream);
-  draw_kernel<Boxes><<<grid_dim (c), block_dim (c), 0, stream>>> (frame.data, frame.pitch, frame.width,
-      frame.height, boxes, n);
+  draw_kernel<Boxes><<<grid_dim (c), block_dim (c), 0, stream>>> (canvas, boxes, n);
   CV_CUDA_TRY_LAUNCH ("facedetect draw_kernel");
   hook_call (hc, t, max_border, n, c, true, stream);
   return {};
 }
 
 CudaStatus
-launch_draw_merged (const uint32_t *count, const int4 *faces, unsigned capacity, const LumaCopyArgs *args, int width,
-    int height, const LaunchPolicy & policy, cudaStream_t stream)
+launch_draw_merged (const uint32_t *count, const int4 *faces, unsigned capacity, const LumaCopyArgs *args,
+    const Canvas & format, const LaunchPolicy & policy, cudaStream_t stream)
 {
-  if (width <= 0 || height <= 0 || capacity == 0)
+  if (format.width <= 0 || format.height <= 0 || capacity == 0)
     return {};
+  if (!format.single_plane ())
+    return { cudaErrorInvalidValue, "face boxes from a graph: single-plane frames only" };
   const LaunchConfig c = policy.choose (facedetect_draw_traits (), cached_resources (draw_merged_kernel),
       kMergedDrawPixels, kMergedDrawBoxes);
-  draw_merged_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (count, faces, capacity, args, width, height);
+  draw_merged_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (count, faces, capacity, args, format);
   CV_CUDA_TRY_LAUNCH ("facedetect draw_merged_kernel");
   return {};
 }
 
-template CudaStatus launch_draw<const int4 *> (Image8, const int4 * const &, int, int, const LaunchPolicy &,
+template CudaStatus launch_draw<const int4 *> (const Canvas &, const int4 * const &, int, int, const LaunchPolicy &,
     cudaStream_t, const HookContext &);
-template CudaStatus launch_draw<InlineBoxes> (Image8, const InlineBoxes &, int, int, const LaunchPolicy &,
+template CudaStatus launch_draw<InlineBoxes> (const Canvas &, const InlineBoxes &, int, int, const LaunchPolicy &,
     cudaStream_t, const HookContext &);
 
 }  // namespace facedetect

@@ -1,9 +1,9 @@
 /* cudavision — the boxes cudafacedetect draws, pixel for pixel the same on
- * the GPU (facedetect_kernels.cu) and the CPU backend
- * (cpu/facedetect_cpu.cpp): a border of kFaceBoxThickness pixels inside each
- * box clipped to the frame, in opaque green. Green sits at byte 1 of every
- * 4-byte format the element draws on (RGBA, BGRA, RGBx, BGRx), so one pixel
- * value serves them all. Plain C++, callable from kernels. */
+ * the GPU (face_draw.cu) and the CPU backend (cpu/facedetect_cpu.cpp): a
+ * border of kFaceBoxThickness pixels inside each box clipped to the frame,
+ * each pixel painted on the frame's canvas (common/canvas.h: any format
+ * the element passes through, in the element's `color`). Plain C++,
+ * callable from kernels. */
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 namespace cudavision {
 
 constexpr int kFaceBoxThickness = 2;
-constexpr uint32_t kFaceBoxPixel = 0xff00ff00u;  /* bytes 00 ff 00 ff (little endian) */
+constexpr uint32_t kFaceBoxColor = 0xff00ff00u;  /* ARGB: opaque green, the element's default */
 
 /* A box clipped to the frame, split into its border bands. */
 struct BoxBorder {

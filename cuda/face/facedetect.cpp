@@ -283,8 +283,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), (unsigned) kDoneWord, stream);
   /* the boxes on the frame's copy, from the merged faces where they are */
   if (s.ok () && io && io->draw && group)
-    s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), gray.width, gray.height,
-        policy, stream);
+    s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), io->canvas, policy, stream);
   return s;
 }
 
@@ -323,6 +322,12 @@ FaceDetector::search (ConstImage8 gray, const LaunchPolicy & policy, cudaStream_
   const FrameIo none;
   const FrameIo & f = io ? *io : none;
   key.add (io != nullptr).add (f.gray).add (f.layout).add (f.copy).add (f.draw);
+  if (f.draw) {
+    /* the boxes' format and colour are the draw kernel's parameters */
+    key.add ((int) f.canvas.kind).add (f.canvas.bpp).add (f.canvas.width).add (f.canvas.height);
+    for (int k = 0; k < 4; k++)
+      key.add ((int) f.canvas.offset[k]).add ((int) f.canvas.value[k]);
+  }
   const bool graphs = replay && !hook && policy.replays_allowed ();
   /* the done word is this frame's from here: an earlier search nobody
    * collected may still be going to set it */
@@ -405,8 +410,6 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
     cudaStream_t stream)
 {
   const ConstImage8 & f = in.frame;
-  if (!in.gray && packed_rgb_layout (in.layout).channels != 4)
-    return { cudaErrorInvalidValue, "face detection: GRAY8 or 4-byte RGB frames" };
   const bool copy = in.copy.data != nullptr;
   const size_t pitch = aligned_pitch ((size_t) std::max (f.width, 1));
   CudaStatus s = luma_.ensure (std::max<size_t> (pitch * (size_t) std::max (f.height, 1), 16));
@@ -414,10 +417,10 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
     return s;
   const Image8 luma { luma_.as<uint8_t> (), pitch, f.width, f.height };
   const LumaCopyArgs args { f.data, f.pitch, copy ? in.copy.data : nullptr, copy ? in.copy.pitch : 0 };
-  if (!luma_and_copy_vectorizable (args, in.gray, copy)) {
-    /* rows the luma kernel cannot take as words (a crop upstream): its
-     * launch apart (the copy and the luma in two), the boxes left to the
-     * caller (drawn stays false) */
+  if (!luma_and_copy_vectorizable (args, in.gray, in.layout, copy)) {
+    /* rows the luma kernel cannot take as words (a crop upstream, 3-byte
+     * RGB): its launch apart (the copy and the luma in two), the boxes left
+     * to the caller (drawn stays false) */
     s = luma_and_copy (args, nullptr, in.gray, in.layout, copy, luma, facedetect_input_traits (), policy, stream);
     if (!s.ok ())
       return s;
@@ -438,7 +441,10 @@ FaceDetector::enqueue_frame (const FrameInput & in, const FaceDetectParams & par
   io.gray = in.gray;
   io.layout = in.layout;
   io.copy = copy;
-  io.draw = in.draw && copy && !in.gray;
+  io.draw = in.draw && copy && in.canvas.single_plane ();
+  io.canvas = in.canvas;
+  io.canvas.width = f.width;
+  io.canvas.height = f.height;
   return enqueue_impl ({ luma.data, luma.pitch, luma.width, luma.height }, params, policy, stream, {}, &io);
 }
 
@@ -560,22 +566,23 @@ FaceDetector::collect (Result * result)
 }
 
 CudaStatus
-FaceDetector::draw (Image8 frame, const std::vector<FaceRect> & boxes, const LaunchPolicy & policy,
+FaceDetector::draw (const Canvas & canvas, const std::vector<FaceRect> & boxes, const LaunchPolicy & policy,
     cudaStream_t stream, const FaceKernelHook & hook)
 {
   if (boxes.empty ())
     return {};
   int max_border = 0;
   for (const FaceRect & r : boxes)
-    max_border = std::max (max_border, box_border (r.x, r.y, r.width, r.height, frame.width, frame.height).count ());
-  const facedetect::HookContext hc { &hook, -1, frame.width, frame.height };
+    max_border =
+        std::max (max_border, box_border (r.x, r.y, r.width, r.height, canvas.width, canvas.height).count ());
+  const facedetect::HookContext hc { &hook, -1, canvas.width, canvas.height };
   const int n = (int) boxes.size ();
   if (n <= facedetect::kInlineBoxes) {
     /* the usual few: in the launch itself, no upload */
     facedetect::InlineBoxes in {};
     for (int i = 0; i < n; i++)
       in.box[i] = { boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height };
-    return facedetect::launch_draw (frame, in, n, max_border, policy, stream, hc);
+    return facedetect::launch_draw (canvas, in, n, max_border, policy, stream, hc);
   }
   std::vector<int4> v;
   for (const FaceRect & r : boxes)
@@ -583,7 +590,7 @@ FaceDetector::draw (Image8 frame, const std::vector<FaceRect> & boxes, const Lau
   const CudaStatus s = upload (boxes_, v, stream);
   if (!s.ok ())
     return s;
-  return facedetect::launch_draw (frame, boxes_.as<const int4> (), n, max_border, policy, stream, hc);
+  return facedetect::launch_draw (canvas, boxes_.as<const int4> (), n, max_border, policy, stream, hc);
 }
 
 void

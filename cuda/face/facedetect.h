@@ -39,6 +39,7 @@
  * are used only where haar::stage_sums_exact proves them identical). */
 #pragma once
 
+#include "../common/canvas.h"
 #include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
@@ -104,11 +105,16 @@ public:
 
   /* A frame as an element has it (enqueue_frame). */
   struct FrameInput {
-    ConstImage8 frame;             /* plane 0: GRAY8, or 4-byte RGB of `layout` */
+    ConstImage8 frame;             /* plane 0: the luma (GRAY8, NV12's or I420's Y), or packed RGB of `layout` */
     bool gray = true;
     PackedRgb layout = PackedRgb::RGBA;
-    Image8 copy {};                /* where the frame is copied (the output's plane 0), data null: nowhere */
-    bool draw = false;             /* the faces boxed on the copy (4-byte frames) */
+    Image8 copy {};                /* where plane 0 is copied (the output's plane 0), data null: nowhere */
+    /* With `draw`, the faces boxed on the copy in the frame's graph where
+     * the canvas is single-plane (GRAY8 or packed RGB; its plane pointer
+     * is the copy's, its format and colour this one's); else collect ()
+     * leaves Result::drawn false and the caller draws (draw ()). */
+    bool draw = false;
+    Canvas canvas {};
   };
 
   /* Which stages each cascade kernel evaluates: facedetect.cascade stages
@@ -194,9 +200,9 @@ public:
    * results into mapped memory) and groups it. */
   CudaStatus collect (Result * result);
 
-  /* Draws the boxes (face_draw.h) on a device frame of 4-byte pixels
-   * (RGBA, BGRA, RGBx, BGRx); asynchronous. */
-  CudaStatus draw (Image8 frame, const std::vector<FaceRect> & boxes, const LaunchPolicy & policy,
+  /* Draws the boxes (face_draw.h) on a device frame's canvas;
+   * asynchronous. */
+  CudaStatus draw (const Canvas & canvas, const std::vector<FaceRect> & boxes, const LaunchPolicy & policy,
       cudaStream_t stream, const FaceKernelHook & hook = {});
 
   /* Frees every device and pinned allocation (the context must be current). */
@@ -214,6 +220,7 @@ private:
     PackedRgb layout = PackedRgb::RGBA;
     bool copy = false;
     bool draw = false;
+    Canvas canvas {};  /* with draw: the copy's format and the colour */
   };
   CudaStatus enqueue_impl (ConstImage8 gray, const FaceDetectParams & params, const LaunchPolicy & policy,
       cudaStream_t stream, const FaceKernelHook & hook, const FrameIo * io);

@@ -169,21 +169,21 @@ struct InlineBoxes {
   __host__ __device__ const int4 & operator[] (int i) const { return box[i]; }
 };
 
-/* Draws the borders of `n` boxes (x, y, w, h) on a 4-byte frame: `boxes`
- * a device array (const int4 *) or InlineBoxes (n <= kInlineBoxes);
+/* Draws the borders of `n` boxes (x, y, w, h) on a canvas: `boxes` a
+ * device array (const int4 *) or InlineBoxes (n <= kInlineBoxes);
  * `max_border` is the largest border pixel count of any box. */
 template <typename Boxes>
-CudaStatus launch_draw (Image8 frame, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
+CudaStatus launch_draw (const Canvas & canvas, const Boxes & boxes, int n, int max_border, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
 
 /* Draws the grouped faces where they are on the device: min (*count,
- * capacity) boxes at `faces`, on the 4-byte frame whose pointer and pitch
- * the kernel reads from `args` (copy, copy_pitch), width x height. For a
- * graph replayed with every frame's pointers: the number of boxes and
- * their sizes are only known on the device, so the grid is bounded and
- * strides over both. */
+ * capacity) boxes at `faces`, on a single-plane canvas of `format` whose
+ * frame pointer and pitch the kernel reads from `args` (copy, copy_pitch).
+ * For a graph replayed with every frame's pointers: the number of boxes
+ * and their sizes are only known on the device, so the grid is bounded
+ * and strides over both. */
 CudaStatus launch_draw_merged (const uint32_t *count, const int4 *faces, unsigned capacity, const LumaCopyArgs *args,
-    int width, int height, const LaunchPolicy & policy, cudaStream_t stream);
+    const Canvas & format, const LaunchPolicy & policy, cudaStream_t stream);
 
 /* Calls the hook (if any) around a launch. */
 void hook_call (const HookContext & hc, const KernelTraits & t, long w, long h, const LaunchConfig & c, bool end,

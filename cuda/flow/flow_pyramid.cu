@@ -167,7 +167,7 @@ FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cuda
 bool
 FlowPyramid::input_vectorizable (const CornerInput & frame, const Image8 * copy)
 {
-  return luma_and_copy_vectorizable (input_args (frame, copy), frame.gray, copy != nullptr);
+  return luma_and_copy_vectorizable (input_args (frame, copy), frame.gray, frame.layout, copy != nullptr);
 }
 
 FlowInputArgs

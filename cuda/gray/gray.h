@@ -43,25 +43,27 @@ frame_of_target (const LumaCopyArgs *target, uint8_t **frame, size_t *pitch)
 #endif
 
 /* rgb_to_gray's kernel as cudaflow and cudafacedetect launch it for their
- * input: the luma of GRAY8 (`gray`: the bytes themselves) or of a 4-byte
- * RGB `layout` into `luma` (the frame's size), and with `copy` the frame's
- * bytes unchanged to the args' copy, from the same loads. A thread makes 4
- * pixels of one row: `traits` name the launch for the block-sizing policy
- * and must say so (items_per_thread_x 4, items_per_thread_y 1). `luma`'s
- * rows must be 4-byte aligned.
+ * input: the luma of GRAY8 (`gray`: the bytes themselves; the Y plane of
+ * NV12 and I420 likewise) or of a packed RGB `layout` into `luma` (the
+ * frame's size), and with `copy` the frame's bytes unchanged to the args'
+ * copy, from the same loads. A thread makes 4 pixels of one row: `traits`
+ * name the launch for the block-sizing policy and must say so
+ * (items_per_thread_x 4, items_per_thread_y 1). `luma`'s rows must be
+ * 4-byte aligned.
  * The pointers are `args`, or, with `from` not null, read there by the
  * kernel (device memory written before it runs: a graph replayed with each
  * frame's pointers); then the frame and the copy must be
- * luma_and_copy_vectorizable. Given by value, frames that are not are
- * made by two launches instead (copy_plane and rgb_to_gray, or copy_plane
- * into `luma` for GRAY8). */
+ * luma_and_copy_vectorizable. Given by value, frames that are not (3-byte
+ * RGB among them) are made by two launches instead (copy_plane and
+ * rgb_to_gray, or copy_plane into `luma` for GRAY8). */
 CudaStatus luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, PackedRgb layout,
     bool copy, Image8 luma, const KernelTraits & traits, const LaunchPolicy & policy, cudaStream_t stream);
 
 /* Whether luma_and_copy's kernel can take these rows with its word loads
- * and stores: the frame and the copy (if any) 16-byte aligned, 4 for
- * GRAY8. Our frames' 256-byte pitch always is; a crop upstream may not. */
-bool luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, bool copy);
+ * and stores: 1- or 4-byte pixels, the frame and the copy (if any) 16-byte
+ * aligned, 4 for GRAY8. Our frames' 256-byte pitch always is; a crop
+ * upstream may not. */
+bool luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, PackedRgb layout, bool copy);
 
 /* Traits for a caller's luma_and_copy launch, under the caller's name
  * (each caller its own tuned shapes): 4 pixels of one row a thread, an

@@ -248,17 +248,17 @@ luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, 
 {
   if (luma.width <= 0 || luma.height <= 0)
     return {};
-  /* only what cudaflow takes is instantiated (FlowPyramid::prepare
-   * refuses 3-byte RGB): such a layout would be read as 4-byte pixels */
-  if (!gray && packed_rgb_layout (layout).channels != 4)
-    return { cudaErrorInvalidValue, "luma_and_copy: GRAY8 or a 4-byte RGB layout" };
-  if (!from && !luma_and_copy_vectorizable (args, gray, copy)) {
+  const int bpp = gray ? 1 : packed_rgb_layout (layout).channels;
+  /* the fused kernel is instantiated for 1- and 4-byte pixels: 3-byte
+   * RGB is taken apart, never from a graph's arguments */
+  if (from && bpp == 3)
+    return { cudaErrorInvalidValue, "luma_and_copy: 3-byte RGB frames are given by value" };
+  if (!from && !luma_and_copy_vectorizable (args, gray, layout, copy)) {
     /* rows the kernel cannot take as words: the copy and the luma apart */
     const ConstImage8 frame { args.src, args.src_pitch, luma.width, luma.height };
     CudaStatus s;
     if (copy)
-      s = copy_plane (frame, { args.copy, args.copy_pitch, luma.width, luma.height }, luma.width * (gray ? 1 : 4),
-          stream);
+      s = copy_plane (frame, { args.copy, args.copy_pitch, luma.width, luma.height }, luma.width * bpp, stream);
     if (s.ok ())
       s = gray ? copy_plane (frame, luma, luma.width, stream) : rgb_to_gray (frame, layout, luma, policy, stream);
     return s;
@@ -268,8 +268,10 @@ luma_and_copy (const LumaCopyArgs & args, const LumaCopyArgs * from, bool gray, 
 }
 
 bool
-luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, bool copy)
+luma_and_copy_vectorizable (const LumaCopyArgs & args, bool gray, PackedRgb layout, bool copy)
 {
+  if (!gray && packed_rgb_layout (layout).channels != 4)
+    return false;
   const size_t a = gray ? 4 : 16;
   auto aligned = [a] (const void *p, size_t pitch) { return (uintptr_t) p % a == 0 && pitch % a == 0; };
   return aligned (args.src, args.src_pitch) && (!copy || aligned (args.copy, args.copy_pitch));

@@ -61,6 +61,29 @@ buffer_to_mat (GstBuffer * buf, GstCaps * caps)
 }
 
 std::vector<cv::Mat>
+buffer_planes (GstBuffer * buf, GstCaps * caps)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
+    throw std::runtime_error ("buffer_planes: caps are not video");
+  GstVideoFrame f;
+  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_READ))
+    throw std::runtime_error ("buffer_planes: cannot map");
+  std::vector<cv::Mat> planes;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info.finfo, p, comps);
+    const int c = comps[0];
+    const int bytes = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
+    cv::Mat view (GST_VIDEO_FRAME_COMP_HEIGHT (&f, c), GST_VIDEO_FRAME_COMP_WIDTH (&f, c), CV_8UC (bytes),
+        GST_VIDEO_FRAME_PLANE_DATA (&f, p), GST_VIDEO_FRAME_PLANE_STRIDE (&f, p));
+    planes.push_back (view.clone ());
+  }
+  gst_video_frame_unmap (&f);
+  return planes;
+}
+
+std::vector<cv::Mat>
 pull_frames (const std::string & description, int timeout_s, GstContext * context)
 {
   std::vector<cv::Mat> frames;

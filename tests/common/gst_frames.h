@@ -26,6 +26,11 @@ cv::Mat fit_picture (const cv::Mat & img, cv::Size s, double cy = 0.5);
 /* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
 cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
 
+/* Every plane of a buffer of `caps`, mapped on the host and copied: a
+ * Mat of the plane's size and bytes per sample each (NV12: Y, then UV as
+ * 2 channels; I420: Y, U, V; packed formats: one Mat). */
+std::vector<cv::Mat> buffer_planes (GstBuffer * buf, GstCaps * caps);
+
 /* Runs a pipeline ending in "appsink name=out" to EOS and returns every
  * frame it received, mapped on the host; `context` (may be null) is set on
  * the pipeline first. */

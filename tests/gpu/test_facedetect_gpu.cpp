@@ -14,6 +14,7 @@
 #include "../common/harness.h"
 
 #include "../../cuda/face/face_grouping.h"
+#include "../../cuda/face/face_draw.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/face/facedetect_kernels.h"
 #include "../../cuda/policy/tuning_table.h"
@@ -489,7 +490,10 @@ TEST_F (FaceGpu, WholeFrameInOneGraph)
       fi.gray = gray;
       fi.layout = c.layout;
       fi.copy = { out[f % 2].as<uint8_t> (), out_pitch, w, h };
-      fi.draw = true;
+      fi.draw = !gray;
+      const cudavision::OverlayColor color = cudavision::OverlayColor::from_argb (cudavision::kFaceBoxColor);
+      if (!gray)
+        fi.canvas = cudavision::packed_canvas (fi.copy, c.layout, color);
       /* yesterday's pixels in the output: the copy must replace them all */
       ASSERT_EQ (cudaMemsetAsync (out[f % 2].get (), 0x5a, out_pitch * h, stream.get ()), cudaSuccess);
       ASSERT_TRUE (det.enqueue_frame (fi, p, pol, stream.get ()).ok ());
@@ -508,12 +512,13 @@ TEST_F (FaceGpu, WholeFrameInOneGraph)
       /* drawn in the graph exactly where the device groups and draws */
       EXPECT_EQ (r.drawn, !gray && c.min_neighbors > 0 && c.misalign == 0 && !r.levels.empty ());
       if (!r.drawn && !gray) {
-        ASSERT_TRUE (det.draw (fi.copy, r.faces, pol, stream.get ()).ok ());
+        ASSERT_TRUE (det.draw (fi.canvas, r.faces, pol, stream.get ()).ok ());
       }
       ASSERT_EQ (cudaStreamSynchronize (stream.get ()), cudaSuccess);
       cv::Mat expect = src.clone ();
       if (!gray)
-        cudavision::cpu::draw_face_boxes ({ expect.data, expect.step, w, h }, r.faces);
+        cudavision::cpu::draw_face_boxes (cudavision::packed_canvas ({ expect.data, expect.step, w, h }, c.layout, color),
+            r.faces);
       const cv::Mat got = download (cudavision::ConstImage8 { fi.copy.data, fi.copy.pitch, (int) row, h },
           CV_8U);
       EXPECT_EQ (cv::countNonZero (got != expect.reshape (1, h)), 0) << r.faces.size () << " faces";

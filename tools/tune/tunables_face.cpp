@@ -17,6 +17,7 @@
 #include "dead_leaves.h"
 #include "tunable.h"
 
+#include "../../cuda/face/face_draw.h"
 #include "../../cuda/face/facedetect.h"
 
 #include <algorithm>
@@ -188,7 +189,8 @@ const RegisterTunable input ({ facedetect_input_traits ().name, &facedetect_inpu
 const RegisterTunable draw ({ facedetect_draw_traits ().name, &facedetect_draw_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       FaceDetector & d = in.object<FaceDetector> ("facedetect.drawer", [] { return std::make_shared<FaceDetector> (); });
-      return d.draw (in.dst8 (w, h, 4), group_photo (w, h), p, s);
+      return d.draw (packed_canvas (in.dst8 (w, h, 4), PackedRgb::RGBA, OverlayColor::from_argb (kFaceBoxColor)),
+          group_photo (w, h), p, s);
     },
     {}, "8 boxes, a quarter of the smaller side each, on RGBA; keyed by (the largest box's border pixels, boxes)" });
 

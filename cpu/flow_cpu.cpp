@@ -74,37 +74,18 @@ flow_color (const std::vector<FlowVector> & grid, int step, float max_flow, Imag
 }
 
 void
-draw_flow (Image8 frame, bool gray, PackedRgb layout, const std::vector<FlowVector> & v, bool markers)
+draw_flow (const FlowOverlay & overlay, const std::vector<FlowVector> & v, bool markers)
 {
-  const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
-  auto inside = [&] (int x, int y) { return x >= 0 && y >= 0 && x < frame.width && y < frame.height; };
-  auto px = [&] (int x, int y) { return frame.data + (size_t) y * frame.pitch + (size_t) x * l.channels; };
-  for (const FlowVector & f : v) {
-    if (!f.status)
-      continue;
-    const int x0 = flow_round_px (f.prev_x), y0 = flow_round_px (f.prev_y);
-    const int x1 = flow_round_px (f.x), y1 = flow_round_px (f.y);
-    const int steps = flow_line_steps (x0, y0, x1, y1);
-    for (int k = 0; k <= std::min (steps, kFlowLineMax); k++) {
-      int x, y;
-      flow_line_pixel (x0, y0, x1, y1, steps, k, &x, &y);
-      if (inside (x, y))
-        paint_line_pixel (px (x, y), l.channels, l.r, l.g, l.b);
-    }
-  }
+  /* every line before any marker, as the GPU's two launches */
+  for (const FlowVector & f : v)
+    if (f.status)
+      paint_flow_line (overlay.lines, flow_round_px (f.prev_x), flow_round_px (f.prev_y), flow_round_px (f.x),
+          flow_round_px (f.y));
   if (!markers)
     return;
-  for (const FlowVector & f : v) {
-    if (!f.status)
-      continue;
-    const int cx = flow_round_px (f.x), cy = flow_round_px (f.y);
-    for (int k = 0; k < kCornerMarkerPixels; k++) {
-      int dx, dy;
-      corner_marker_offset (k, &dx, &dy);
-      if (inside (cx + dx, cy + dy))
-        paint_marker_pixel (px (cx + dx, cy + dy), l.channels, l.r, l.g, l.b);
-    }
-  }
+  for (const FlowVector & f : v)
+    if (f.status)
+      paint_marker (overlay.markers, flow_round_px (f.x), flow_round_px (f.y));
 }
 
 }  // namespace cpu

@@ -3,6 +3,7 @@
  * takes; the flow colours and the drawing are the GPU's (flow_draw.h). */
 #pragma once
 
+#include "../cuda/flow/flow_draw.h"
 #include "../cuda/flow/flow_params.h"
 #include "../cuda/common/image.h"
 
@@ -28,7 +29,7 @@ void flow_color (const std::vector<FlowVector> & grid, int step, float max_flow,
 
 /* draw=true: the motion vectors (green; white on GRAY8), then with
  * `markers` red crosses at the current positions. */
-void draw_flow (Image8 frame, bool gray, PackedRgb layout, const std::vector<FlowVector> & v, bool markers);
+void draw_flow (const FlowOverlay & overlay, const std::vector<FlowVector> & v, bool markers);
 
 }  // namespace cpu
 }  // namespace cudavision

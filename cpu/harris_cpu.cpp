@@ -50,19 +50,10 @@ normalized_response (ConstImage8 gray, const CornerParams & p, Image8 dst)
 }
 
 void
-draw_corners (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners)
+draw_corners (const Canvas & canvas, const std::vector<Corner> & corners)
 {
-  const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
-  for (const Corner & c : corners) {
-    for (int k = 0; k < kCornerMarkerPixels; k++) {
-      int dx, dy;
-      corner_marker_offset (k, &dx, &dy);
-      const int x = (int) c.x + dx, y = (int) c.y + dy;
-      if (x < 0 || y < 0 || x >= frame.width || y >= frame.height)
-        continue;
-      paint_marker_pixel (frame.data + (size_t) y * frame.pitch + (size_t) x * l.channels, l.channels, l.r, l.g, l.b);
-    }
-  }
+  for (const Corner & c : corners)
+    paint_marker (canvas, (int) c.x, (int) c.y);
 }
 
 }  // namespace cpu

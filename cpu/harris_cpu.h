@@ -3,6 +3,7 @@
  * the same plain image views the GPU path takes. */
 #pragma once
 
+#include "../cuda/common/canvas.h"
 #include "../cuda/harris/corner_params.h"
 #include "../cuda/harris/corner_select.h"
 #include "../cuda/common/image.h"
@@ -22,9 +23,8 @@ std::vector<Corner> good_features (ConstImage8 gray, const CornerDetectParams & 
  * when the maximum is not positive. */
 void normalized_response (ConstImage8 gray, const CornerParams & p, Image8 dst);
 
-/* Marks corners (corner_marker.h): red on 4-byte RGB layouts, white on
- * GRAY8 (`layout` ignored). */
-void draw_corners (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners);
+/* Marks corners (corner_marker.h) on a frame's canvas. */
+void draw_corners (const Canvas & canvas, const std::vector<Corner> & corners);
 
 }  // namespace cpu
 }  // namespace cudavision

@@ -17,9 +17,12 @@
  * points, and starts again on a flush, a new segment, a DISCONT buffer, new
  * caps or a gap of more than 3 frame durations between timestamps.
  *
- * Input is GRAY8, or RGBA / BGRA / RGBx / BGRx whose BT.601 luma (as
- * cv::cvtColor computes it) is tracked. The output is the input frame
- * (`output=passthrough`; `draw=true` draws the motion vectors) or, in dense
+ * Input is GRAY8, NV12 or I420, whose luma plane is tracked where it lies
+ * (no conversion), or packed RGB (RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB,
+ * xBGR, RGB, BGR) whose BT.601 luma (as cv::cvtColor computes it) is
+ * tracked. The output is the input frame (`output=passthrough`;
+ * `draw=true` draws the motion vectors in `color` and, in sparse mode, a
+ * cross at each tracked point in `marker-color`; white on GRAY8) or, in dense
  * mode, an RGBA image of the flow (`output=flow-color`: hue = direction,
  * saturation = magnitude up to `max-flow` pixels). Each output buffer
  * carries a #GstCvFlowMeta with the point pairs; with `post-messages=true`
@@ -52,6 +55,11 @@
  * gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=30 ! video/x-raw,format=GRAY8 ! \
  *     cudaflow post-messages=true ! fakesink
  * ]|
+ * Tracks on a decoder's NV12 frames, on the GPU:
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudaflow draw=true ! cudadownload ! videoconvert ! autovideosink
+ * ]|
  */
 #include "gstcudaflow.h"
 
@@ -60,6 +68,7 @@
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvlumainput.h"
+#include "gstcvoverlay.h"
 #include "gstcvpendingresults.h"
 
 #include "../cpu/flow_cpu.h"
@@ -67,6 +76,7 @@
 #include "../cpu/harris_cpu.h"
 #include "../cuda/flow/flow.h"
 #include "../cuda/gray/gray.h"
+#include "../cuda/harris/corner_marker.h"
 #include "../cuda/harris/harris.h"
 
 #include <algorithm>
@@ -79,7 +89,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_flow_debug);
 #define GST_CAT_DEFAULT gst_cuda_flow_debug
 
-#define FLOW_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define FLOW_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 /* A gap between timestamps beyond this many frame durations restarts. */
 #define FLOW_GAP_FRAMES 3
 
@@ -101,6 +111,8 @@ enum {
   PROP_DRAW,
   PROP_POST_MESSAGES,
   PROP_LATENCY_FRAMES,
+  PROP_COLOR,
+  PROP_MARKER_COLOR,
 };
 
 #define DEFAULT_MODE GST_CUDA_FLOW_MODE_SPARSE
@@ -122,6 +134,8 @@ struct FlowSettings {
   cudavision::FlowParams lk;
   double max_flow = DEFAULT_MAX_FLOW;
   bool draw = false;
+  guint32 color = cudavision::kFlowLineColor;
+  guint32 marker_color = cudavision::kCornerMarkerColor;
   bool post_messages = false;
 
   FlowSettings ()
@@ -367,6 +381,19 @@ detect_for_previous (GstCudaFlow * self, cudaStream_t stream, const cudavision::
   return ret;
 }
 
+/* draw=true's canvases on a mapped output frame. */
+static cudavision::FlowOverlay
+frame_overlay (GstCudaFlow * self, const FlowSettings & s, GstVideoFrame * frame)
+{
+  const GstVideoInfo *info = gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self));
+  cudavision::FlowOverlay o;
+  gst_cv_canvas_init (info, s.color, &o.lines);
+  gst_cv_canvas_init (info, s.marker_color, &o.markers);
+  gst_cv_canvas_set_frame (&o.lines, frame);
+  gst_cv_canvas_set_frame (&o.markers, frame);
+  return o;
+}
+
 static GstFlowReturn
 gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -393,8 +420,15 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
    * not draw them (the frame not in the graph), the drawing. finish_frame
    * then waits for the slot: at once, or with latency-frames=1 after the
    * next frame is queued. */
-  GstFlowReturn ret = gst_cv_base_filter_check (base,
-      st.session.push_frame (input, s.lk, policy, stream, color ? nullptr : &dst, true), "pyramid");
+  const cudavision::FlowOverlay overlay = frame_overlay (self, s, out);
+  const cudavision::FlowOverlay *draw = s.draw && !color ? &overlay : nullptr;
+  /* NV12, I420 passed through: the chroma here, the luma with level 0 */
+  GstFlowReturn ret = color ? GST_FLOW_OK
+                            : gst_cv_base_filter_check (base,
+                                  gst_cv_luma_input_copy_chroma_gpu (self->luma, in, out, stream), "chroma copy");
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base,
+        st.session.push_frame (input, s.lk, policy, stream, color ? nullptr : &dst, true), "pyramid");
   if (ret != GST_FLOW_OK)
     return ret;
   const bool tracked_frame = st.session.has_previous ();
@@ -405,17 +439,15 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   }
   st.decide.valid = false;
   if (dense)
-    ret = gst_cv_base_filter_check (base,
-        st.session.enqueue_dense (s.grid_step, s.lk, policy, stream, s.draw && !color), "dense flow");
+    ret = gst_cv_base_filter_check (base, st.session.enqueue_dense (s.grid_step, s.lk, policy, stream, draw),
+        "dense flow");
   else
-    ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream, s.draw && !color),
-        "sparse flow");
+    ret = gst_cv_base_filter_check (base, st.session.enqueue_sparse (s.lk, policy, stream, draw), "sparse flow");
   if (ret == GST_FLOW_OK && color)
     ret = gst_cv_base_filter_check (base, st.session.color (s.grid_step, (float) s.max_flow, dst, policy, stream),
         "flow colours");
-  else if (ret == GST_FLOW_OK && s.draw)
-    ret = gst_cv_base_filter_check (base, st.session.draw (dst, self->luma.gray, self->luma.layout, !dense, policy, stream),
-        "flow drawing");
+  else if (ret == GST_FLOW_OK && draw)
+    ret = gst_cv_base_filter_check (base, st.session.draw (overlay, !dense, policy, stream), "flow drawing");
   if (ret != GST_FLOW_OK)
     return ret;
 
@@ -472,8 +504,9 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
       cudavision::cpu::flow_color (results, s.grid_step, (float) s.max_flow, dst);
     } else {
       gst_cv_luma_input_copy_cpu (self->luma, src, dst);
+      gst_cv_luma_input_copy_chroma_cpu (self->luma, in, out);
       if (s.draw)
-        cudavision::cpu::draw_flow (dst, self->luma.gray, self->luma.layout, results, !dense);
+        cudavision::cpu::draw_flow (frame_overlay (self, s, out), results, !dense);
     }
 
     if (!dense) {
@@ -678,6 +711,8 @@ gst_cuda_flow_set_property (GObject * object, guint prop_id, const GValue * valu
     case PROP_MIN_EIG_THRESHOLD: s.lk.min_eig = g_value_get_double (value); break;
     case PROP_MAX_FLOW: s.max_flow = g_value_get_double (value); break;
     case PROP_DRAW: s.draw = g_value_get_boolean (value); break;
+    case PROP_COLOR: s.color = g_value_get_uint (value); break;
+    case PROP_MARKER_COLOR: s.marker_color = g_value_get_uint (value); break;
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -706,6 +741,8 @@ gst_cuda_flow_get_property (GObject * object, guint prop_id, GValue * value, GPa
     case PROP_MIN_EIG_THRESHOLD: g_value_set_double (value, s.lk.min_eig); break;
     case PROP_MAX_FLOW: g_value_set_double (value, s.max_flow); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
+    case PROP_COLOR: g_value_set_uint (value, s.color); break;
+    case PROP_MARKER_COLOR: g_value_set_uint (value, s.marker_color); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
     case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
@@ -785,8 +822,15 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
           GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw",
-          "Draw the motion vectors (green lines, red crosses at the tracked points in sparse mode; white on GRAY8)",
+          "Draw the motion vectors (lines in `color`, crosses at the tracked points in `marker-color` in sparse "
+          "mode; white on GRAY8)",
           FALSE, GST_CV_PARAM_RW_PLAYING));
+  gst_cv_overlay_install_color (gobject_class, PROP_COLOR, cudavision::kFlowLineColor,
+      "Colour of the motion vectors, 0xAARRGGBB (opaque: alpha only fills an alpha channel of the frame)");
+  g_object_class_install_property (gobject_class, PROP_MARKER_COLOR,
+      g_param_spec_uint ("marker-color", "Marker colour",
+          "Colour of the crosses at the tracked points (sparse mode), 0xAARRGGBB", 0, G_MAXUINT32,
+          cudavision::kCornerMarkerColor, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaflow\" element message per frame with the count, mean and median displacement", FALSE,

@@ -9,11 +9,12 @@
  * then the strongest corners at least `min-distance` apart, at most
  * `max-corners` of them.
  *
- * Input is GRAY8, or RGBA / BGRA / RGBx / BGRx whose BT.601 luma (as
- * cv::cvtColor computes it) is used. The output is the input frame
- * (`output=passthrough`, optionally with the corners drawn, `draw=true`) or
- * the response map as GRAY8 scaled by the frame maximum
- * (`output=response`). Each output buffer carries a #GstCvKeypointsMeta with
+ * Input is GRAY8, NV12 or I420, whose luma plane is used where it lies
+ * (no conversion), or packed RGB (RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB,
+ * xBGR, RGB, BGR) whose BT.601 luma (as cv::cvtColor computes it) is used.
+ * The output is the input frame (`output=passthrough`, optionally with the
+ * corners marked by crosses in `color`, `draw=true`; white on GRAY8) or the
+ * response map as GRAY8 scaled by the frame maximum (`output=response`). Each output buffer carries a #GstCvKeypointsMeta with
  * the corners, strongest first; with `post-messages=true` an element
  * message "cudaharris" also gives the count and the 50 strongest.
  *
@@ -38,16 +39,23 @@
  * gst-launch-1.0 -m videotestsrc pattern=checkers-8 num-buffers=1 ! video/x-raw,format=GRAY8 ! \
  *     cudaharris method=shi-tomasi max-corners=100 post-messages=true ! fakesink
  * ]|
+ * Corners of a decoder's NV12 frames, marked in yellow, on the GPU:
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     cudaharris draw=true color=0xffffff00 ! cudadownload ! videoconvert ! autovideosink
+ * ]|
  */
 #include "gstcudaharris.h"
 
 #include "gstcvframemessage.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvlumainput.h"
+#include "gstcvoverlay.h"
 #include "gstcvpendingresults.h"
 
 #include "../cpu/harris_cpu.h"
 #include "../cuda/gray/gray.h"
+#include "../cuda/harris/corner_marker.h"
 #include "../cuda/harris/harris.h"
 
 #include <exception>
@@ -56,7 +64,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_harris_debug);
 #define GST_CAT_DEFAULT gst_cuda_harris_debug
 
-#define HARRIS_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define HARRIS_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 /* Corners listed in the element message: the strongest ones. */
 #define HARRIS_MESSAGE_MAX_CORNERS 50
 
@@ -73,6 +81,7 @@ enum {
   PROP_DRAW,
   PROP_POST_MESSAGES,
   PROP_LATENCY_FRAMES,
+  PROP_COLOR,
 };
 
 #define DEFAULT_METHOD GST_CUDA_HARRIS_METHOD_HARRIS
@@ -89,6 +98,7 @@ struct HarrisSettings {
   cudavision::CornerDetectParams detect;
   GstCudaHarrisOutput output = DEFAULT_OUTPUT;
   bool draw = false;
+  guint32 color = cudavision::kCornerMarkerColor;
   bool post_messages = false;
 };
 
@@ -180,6 +190,17 @@ gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const
 
 /* ------------------------------------------------------------ processing */
 
+/* The marks' canvas on a mapped output frame (the response map's is
+ * GRAY8: white). */
+static cudavision::Canvas
+frame_canvas (GstCudaHarris * self, const HarrisSettings & s, GstVideoFrame * frame)
+{
+  cudavision::Canvas canvas;
+  gst_cv_canvas_init (gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self)), s.color, &canvas);
+  gst_cv_canvas_set_frame (&canvas, frame);
+  return canvas;
+}
+
 static GstFlowReturn
 gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -201,15 +222,21 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
    * for the list alone (the meta must carry it when the buffer leaves): at
    * once, or with latency-frames=1 after the next frame is queued. */
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
-  GstFlowReturn ret = gst_cv_base_filter_check (base,
-      detector.enqueue (input, s.detect, policy, stream, response ? nullptr : &dst, s.draw), "corner detection");
+  const cudavision::Canvas canvas = frame_canvas (self, s, out);
+  /* NV12, I420 passed through: the chroma here, the luma with the graph */
+  GstFlowReturn ret = response ? GST_FLOW_OK
+                               : gst_cv_base_filter_check (base,
+                                     gst_cv_luma_input_copy_chroma_gpu (self->luma, in, out, stream), "chroma copy");
+  if (ret == GST_FLOW_OK)
+    ret = gst_cv_base_filter_check (base,
+        detector.enqueue (input, s.detect, policy, stream, response ? nullptr : &dst,
+            s.draw && !response ? &canvas : nullptr),
+        "corner detection");
   if (ret == GST_FLOW_OK && response)
     ret = gst_cv_base_filter_check (base, detector.normalized_response (dst, policy, stream),
         "response normalization");
   if (ret == GST_FLOW_OK && s.draw)
-    ret = gst_cv_base_filter_check (base,
-        detector.draw_detected (dst, response || self->luma.gray, self->luma.layout, policy, stream),
-        "corner drawing");
+    ret = gst_cv_base_filter_check (base, detector.draw_detected (canvas, policy, stream), "corner drawing");
   if (ret == GST_FLOW_OK)
     fr.pending.push ({ &detector, {} });
   return ret;
@@ -233,9 +260,10 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
       cudavision::cpu::normalized_response (gray, s.detect.corner, dst);
     } else {
       gst_cv_luma_input_copy_cpu (self->luma, src, dst);
+      gst_cv_luma_input_copy_chroma_cpu (self->luma, in, out);
     }
     if (s.draw)
-      cudavision::cpu::draw_corners (dst, response || self->luma.gray, self->luma.layout, corners);
+      cudavision::cpu::draw_corners (frame_canvas (self, s, out), corners);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
@@ -371,6 +399,9 @@ gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_DRAW:
       s.draw = g_value_get_boolean (value);
       break;
+    case PROP_COLOR:
+      s.color = g_value_get_uint (value);
+      break;
     case PROP_POST_MESSAGES:
       s.post_messages = g_value_get_boolean (value);
       break;
@@ -400,6 +431,7 @@ gst_cuda_harris_get_property (GObject * object, guint prop_id, GValue * value, G
     case PROP_MAX_CORNERS: g_value_set_int (value, s.detect.max_corners); break;
     case PROP_OUTPUT: g_value_set_enum (value, s.output); break;
     case PROP_DRAW: g_value_set_boolean (value, s.draw); break;
+    case PROP_COLOR: g_value_set_uint (value, s.color); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
     case PROP_LATENCY_FRAMES: gst_cv_base_filter_get_latency_frames (GST_CV_BASE_FILTER (self), value); break;
     default:
@@ -460,8 +492,10 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
       g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_HARRIS_OUTPUT,
           DEFAULT_OUTPUT, GST_CV_PARAM_RW_READY));
   g_object_class_install_property (gobject_class, PROP_DRAW,
-      g_param_spec_boolean ("draw", "Draw", "Mark the corners on the output (red crosses; white on GRAY8)", FALSE,
-          GST_CV_PARAM_RW_PLAYING));
+      g_param_spec_boolean ("draw", "Draw", "Mark the corners on the output (crosses in `color`; white on GRAY8)",
+          FALSE, GST_CV_PARAM_RW_PLAYING));
+  gst_cv_overlay_install_color (gobject_class, PROP_COLOR, cudavision::kCornerMarkerColor,
+      "Colour of the corner marks, 0xAARRGGBB (opaque: alpha only fills an alpha channel of the frame)");
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"cudaharris\" element message per frame with the count and the 50 strongest corners", FALSE,

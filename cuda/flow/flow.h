@@ -44,6 +44,7 @@
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "../common/host_block_pool.h"
+#include "flow_draw.h"
 #include "flow_params.h"
 #include "../gray/gray.h"     /* LumaCopyArgs: level 0 is cudagray's kernel */
 #include "../harris/harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
@@ -157,19 +158,18 @@ CudaStatus flow_track_grid (const FlowPyramid & prev, const FlowPyramid & next, 
 CudaStatus flow_color (const float *prev_xy, const float *next_xy, const uint8_t *status, int step, float max_flow,
     Image8 dst, const LaunchPolicy & policy, cudaStream_t stream);
 
-/* draw=true: the motion vectors of the tracked points (flow_draw.h), then
- * with `markers` a red cross (corner_marker.h) at each current position;
- * white on GRAY8. With `count` (device) the first min (*count, n) points.
- * Asynchronous. */
-CudaStatus flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, const float *next_xy,
-    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
-    const uint32_t *count = nullptr);
+/* draw=true: the motion vectors of the tracked points (flow_draw.h) on
+ * the overlay's lines canvas, then with `markers` a cross
+ * (corner_marker.h) at each current position on its markers canvas. With
+ * `count` (device) the first min (*count, n) points. Asynchronous. */
+CudaStatus flow_draw (const FlowOverlay & overlay, const float *prev_xy, const float *next_xy, const uint8_t *status,
+    int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream, const uint32_t *count = nullptr);
 /* The same on the frame that `target` (device memory) names as its copy
- * (LumaCopyArgs::copy, copy_pitch), read when the kernel runs: `frame`
- * gives the size only. */
-CudaStatus flow_draw_to (const FlowInputArgs * target, Image8 frame, bool gray, PackedRgb layout,
-    const float *prev_xy, const float *next_xy, const uint8_t *status, int n, bool markers,
-    const LaunchPolicy & policy, cudaStream_t stream, const uint32_t *count = nullptr);
+ * (LumaCopyArgs::copy, copy_pitch), read when the kernel runs: the
+ * canvases (single-plane ones) give the format, size and colours. */
+CudaStatus flow_draw_to (const FlowInputArgs * target, const FlowOverlay & overlay, const float *prev_xy,
+    const float *next_xy, const uint8_t *status, int n, bool markers, const LaunchPolicy & policy,
+    cudaStream_t stream, const uint32_t *count = nullptr);
 
 /* What a frame's results slot (host memory) starts with; the vectors
  * (FlowVector, the layout of GstCvFlowVector) are in a block of their own
@@ -231,15 +231,16 @@ public:
    * of the next frame; the slot gets one vector per point alive before,
    * in set_points' order. Dense: the grid of `step` pixels in raster
    * order. */
-  /* With `draw` the vectors are also drawn on the frame's copy (as draw ()
-   * does: push_frame's `copy`, deferred), inside the frame's graph where
-   * the copy is made there (its pointer read from the frame's arguments,
-   * like the frame's): one launch a frame instead of two or three; draw ()
-   * then draws nothing for this frame. */
+  /* With `draw` (the copy's canvases: format and colours) the vectors are
+   * also drawn on the frame's copy (as draw () does: push_frame's `copy`,
+   * deferred), inside the frame's graph where the copy is made there and
+   * is the whole frame (a single-plane canvas; its pointer read from the
+   * frame's arguments, like the frame's): one launch a frame instead of
+   * two or three; draw () then draws nothing for this frame. */
   CudaStatus enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
-      bool draw = false);
+      const FlowOverlay * draw = nullptr);
   CudaStatus enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
-      bool draw = false);
+      const FlowOverlay * draw = nullptr);
 
   /* Waits for `slot`'s results (no CUDA call when the GPU has written
    * them: FlowResultsHeader::done); `head` stays valid until the slot's
@@ -267,8 +268,7 @@ public:
   /* The last enqueue's results drawn on `frame` (unless its graph drew
    * them: enqueue_sparse's and enqueue_dense's `draw`) or as flow-color in
    * `dst`. */
-  CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
-      cudaStream_t stream) const;
+  CudaStatus draw (const FlowOverlay & overlay, bool markers, const LaunchPolicy & policy, cudaStream_t stream) const;
   CudaStatus color (int step, float max_flow, Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;
 
   void release ();

@@ -6,10 +6,13 @@
  *    right, 90 (yellow-green) down, 180 (cyan) left, 270 (violet) up;
  *  - the motion vector of a tracked point (draw=true): a 1-pixel line from
  *    the previous to the current position, rounded to pixels, at most
- *    kFlowLineMax + 1 pixels from its start. */
+ *    kFlowLineMax + 1 pixels from its start, in the element's `color`, and
+ *    in sparse mode a cross (corner_marker.h) at the current position in
+ *    `marker-color`, each pixel painted on the frame's canvas
+ *    (common/canvas.h). */
 #pragma once
 
-#include "../gray/gray_weights.h" /* CV_HD */
+#include "../common/canvas.h"
 #include "../harris/harris_math.h"  /* mul_rn, add_rn, sub_rn */
 
 #include <cmath>
@@ -18,6 +21,14 @@
 namespace cudavision {
 
 constexpr int kFlowLineMax = 256;
+constexpr uint32_t kFlowLineColor = 0xff00ff00u; /* ARGB: opaque green, cudaflow's default `color` */
+
+/* What draw=true paints: one frame's canvas in the tracks' colour and in
+ * the markers'. */
+struct FlowOverlay {
+  Canvas lines;
+  Canvas markers;
+};
 
 CV_HD int
 flow_round_px (float v)
@@ -53,17 +64,18 @@ flow_line_pixel (int x0, int y0, int x1, int y1, int steps, int k, int *x, int *
   *y = y0 + floor_div (2 * (y1 - y0) * k + steps, 2 * steps);
 }
 
-/* Paints a line pixel: green on colour layouts, white on GRAY8
- * (channels 1). */
+/* Paints the line of a vector from (x0, y0) to (x1, y1) (rounded pixel
+ * positions), clipped to the canvas. */
 CV_HD void
-paint_line_pixel (uint8_t *px, int channels, int r, int g, int b)
+paint_flow_line (const Canvas & canvas, int x0, int y0, int x1, int y1)
 {
-  if (channels == 1) {
-    px[0] = 255;
-  } else {
-    px[r] = 0;
-    px[g] = 255;
-    px[b] = 0;
+  const int steps = flow_line_steps (x0, y0, x1, y1);
+  const int last = steps < kFlowLineMax ? steps : kFlowLineMax;
+  for (int k = 0; k <= last; k++) {
+    int x, y;
+    flow_line_pixel (x0, y0, x1, y1, steps, k, &x, &y);
+    if (canvas.inside (x, y))
+      canvas.paint (x, y);
   }
 }
 

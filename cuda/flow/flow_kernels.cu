@@ -105,47 +105,29 @@ flow_color_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
  * the frame is the CPU backend's. */
 __global__ void
 flow_lines_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ next, const uint8_t *__restrict__ status,
-    int n, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro,
-    int go, int bo, const LumaCopyArgs *target)
+    int n, const uint32_t *__restrict__ count, const Canvas format, const LumaCopyArgs *target)
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
-  frame_of_target (target, &frame, &pitch);
+  const Canvas canvas = target ? format.with_plane0 (target->copy, target->copy_pitch) : format;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if (!status[i])
       continue;
-    const int x0 = flow_round_px (prev[i].x), y0 = flow_round_px (prev[i].y);
-    const int x1 = flow_round_px (next[i].x), y1 = flow_round_px (next[i].y);
-    const int steps = flow_line_steps (x0, y0, x1, y1);
-    const int last = min (steps, kFlowLineMax);
-    for (int k = 0; k <= last; k++) {
-      int x, y;
-      flow_line_pixel (x0, y0, x1, y1, steps, k, &x, &y);
-      if (x >= 0 && y >= 0 && x < w && y < h)
-        paint_line_pixel (frame + (size_t) y * pitch + (size_t) x * channels, channels, ro, go, bo);
-    }
+    paint_flow_line (canvas, flow_round_px (prev[i].x), flow_round_px (prev[i].y), flow_round_px (next[i].x),
+        flow_round_px (next[i].y));
   }
 }
 
 __global__ void
 flow_markers_kernel (const float2 *__restrict__ next, const uint8_t *__restrict__ status, int n,
-    const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch, int w, int h, int channels, int ro, int go,
-    int bo, const LumaCopyArgs *target)
+    const uint32_t *__restrict__ count, const Canvas format, const LumaCopyArgs *target)
 {
   if (count)
     n = (int) min ((uint32_t) n, *count);
-  frame_of_target (target, &frame, &pitch);
+  const Canvas canvas = target ? format.with_plane0 (target->copy, target->copy_pitch) : format;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    if (!status[i])
-      continue;
-    const int cx = flow_round_px (next[i].x), cy = flow_round_px (next[i].y);
-    for (int k = 0; k < kCornerMarkerPixels; k++) {
-      int dx, dy;
-      corner_marker_offset (k, &dx, &dy);
-      const int x = cx + dx, y = cy + dy;
-      if (x >= 0 && y >= 0 && x < w && y < h)
-        paint_marker_pixel (frame + (size_t) y * pitch + (size_t) x * channels, channels, ro, go, bo);
-    }
+    if (status[i])
+      paint_marker (canvas, flow_round_px (next[i].x), flow_round_px (next[i].y));
   }
 }
 
@@ -404,31 +386,29 @@ flow_color (const float *prev_xy, const float *next_xy, const uint8_t *status, i
 }
 
 CudaStatus
-flow_draw (Image8 frame, bool gray, PackedRgb layout, const float *prev_xy, const float *next_xy,
-    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
-    const uint32_t *count)
+flow_draw (const FlowOverlay & overlay, const float *prev_xy, const float *next_xy, const uint8_t *status, int n,
+    bool markers, const LaunchPolicy & policy, cudaStream_t stream, const uint32_t *count)
 {
-  return flow_draw_to (nullptr, frame, gray, layout, prev_xy, next_xy, status, n, markers, policy, stream, count);
+  return flow_draw_to (nullptr, overlay, prev_xy, next_xy, status, n, markers, policy, stream, count);
 }
 
 CudaStatus
-flow_draw_to (const FlowInputArgs * target, Image8 frame, bool gray, PackedRgb layout, const float *prev_xy,
-    const float *next_xy, const uint8_t *status, int n, bool markers, const LaunchPolicy & policy,
-    cudaStream_t stream, const uint32_t *count)
+flow_draw_to (const FlowInputArgs * target, const FlowOverlay & overlay, const float *prev_xy, const float *next_xy,
+    const uint8_t *status, int n, bool markers, const LaunchPolicy & policy, cudaStream_t stream,
+    const uint32_t *count)
 {
-  if (n <= 0 || frame.width <= 0 || frame.height <= 0)
+  if (n <= 0 || overlay.lines.width <= 0 || overlay.lines.height <= 0)
     return {};
-  const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
+  if (target && !overlay.lines.single_plane ())
+    return { cudaErrorInvalidValue, "flow drawing from a graph: single-plane frames only" };
   const float2 *prev = reinterpret_cast<const float2 *> (prev_xy), *next = reinterpret_cast<const float2 *> (next_xy);
   LaunchConfig c = policy.choose (flow_draw_traits (), cached_resources (flow_lines_kernel), n, 1);
-  flow_lines_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (prev, next, status, n, count, frame.data,
-      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b, target);
+  flow_lines_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (prev, next, status, n, count, overlay.lines, target);
   CV_CUDA_TRY_LAUNCH ("flow_lines_kernel");
   if (!markers)
     return {};
   c = policy.choose (flow_draw_traits (), cached_resources (flow_markers_kernel), n, 1);
-  flow_markers_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (next, status, n, count, frame.data,
-      frame.pitch, frame.width, frame.height, l.channels, l.r, l.g, l.b, target);
+  flow_markers_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (next, status, n, count, overlay.markers, target);
   CV_CUDA_TRY_LAUNCH ("flow_markers_kernel");
   return {};
 }
@@ -676,6 +656,10 @@ FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
  * that the key is one copy. */
 struct FlowSession::FrameKey {
   int mode, cur, from, track, input, gray, layout, copy, levels, pyr_levels, w, h, step, n, draw;
+  /* with draw: the marks' format and colours (the draw kernels' parameters) */
+  int draw_kind, draw_bpp;
+  int8_t draw_offset[4];
+  uint8_t line_value[4], marker_value[4];
   int window, max_level, iterations, capacity;
   double epsilon, min_eig;
   const void *head;
@@ -753,8 +737,36 @@ FlowSession::run_frame_graph (const FrameKey & k, int slot, bool input, bool lev
   });
 }
 
+/* The key's part for marks drawn in the graph. */
+static void
+key_overlay (const FlowOverlay * draw, bool draw_here, int *kind, int *bpp, int8_t offset[4], uint8_t line[4],
+    uint8_t marker[4])
+{
+  if (!draw_here)
+    return;
+  *kind = (int) draw->lines.kind;
+  *bpp = draw->lines.bpp;
+  for (int k = 0; k < 4; k++) {
+    offset[k] = draw->lines.offset[k];
+    line[k] = draw->lines.value[k];
+    marker[k] = draw->markers.value[k];
+  }
+}
+
+/* The overlay's canvases on the copy's size (their plane from the graph's
+ * arguments). */
+static FlowOverlay
+sized_overlay (const FlowOverlay & o, const Image8 & copy)
+{
+  FlowOverlay s = o;
+  s.lines.width = s.markers.width = copy.width;
+  s.lines.height = s.markers.height = copy.height;
+  return s;
+}
+
 CudaStatus
-FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream, bool draw)
+FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
+    const FlowOverlay * draw)
 {
   drawn_ = false;
   const int slot = cur_;
@@ -771,13 +783,14 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
   uint32_t *counts = counts_.as<uint32_t> ();
 
   /* the vectors and markers drawn by the graph (as enqueue_dense) */
-  const bool draw_here = draw && input && has_copy_ && track;
+  const bool draw_here = draw && draw->lines.single_plane () && input && has_copy_ && track;
   /* The frame's launches as one graph (captured_graphs.h), keyed by all
    * they depend on: the pyramids, lists, slot and arguments by parity. */
   FrameKey k = frame_key (0, p, slot, input, levels);
   k.from = from;
   k.track = track;
   k.draw = draw_here;
+  key_overlay (draw, draw_here, &k.draw_kind, &k.draw_bpp, k.draw_offset, k.line_value, k.marker_value);
   s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (track) {
       const CudaStatus r = flow_track_points (pyr_[1 - cur_], pyr_[cur_], pts_[from].as<const float> (),
@@ -791,7 +804,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
       CV_CUDA_TRY_LAUNCH ("publish_sparse_kernel");
       if (!draw_here)
         return {};
-      return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, copy_, input_.gray, input_.layout,
+      return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, sized_overlay (*draw, copy_),
           pts_[from].as<const float> (), pts_[to].as<const float> (), flags_[to].as<const uint8_t> (), capacity_,
           true, policy, st, counts + from);
     } else {
@@ -820,7 +833,7 @@ FlowSession::enqueue_sparse (const FlowParams & p, const LaunchPolicy & policy, 
 
 CudaStatus
 FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy & policy, cudaStream_t stream,
-    bool draw)
+    const FlowOverlay * draw)
 {
   drawn_ = false;
   if (step < 1)
@@ -839,11 +852,12 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
 
   /* the vectors drawn by the graph on the frame's copy, whose pointer it
    * reads from the frame's arguments with the frame's own (input) */
-  const bool draw_here = draw && input && has_copy_ && n > 0;
+  const bool draw_here = draw && draw->lines.single_plane () && input && has_copy_ && n > 0;
   FrameKey k = frame_key (1, p, slot, input, levels);
   k.step = step;
   k.n = n;
   k.draw = draw_here;
+  key_overlay (draw, draw_here, &k.draw_kind, &k.draw_bpp, k.draw_offset, k.line_value, k.marker_value);
   s = run_frame_graph (k, slot, input, levels, policy, stream, [&] (cudaStream_t st) -> CudaStatus {
     if (n > 0) {
       const CudaStatus r = flow_track_grid (pyr_[1 - cur_], cur, step, pts_[0].as<float> (), pts_[1].as<float> (),
@@ -857,7 +871,7 @@ FlowSession::enqueue_dense (int step, const FlowParams & p, const LaunchPolicy &
     CV_CUDA_TRY_LAUNCH ("publish_dense_kernel");
     if (!draw_here)
       return {};
-    return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, copy_, input_.gray, input_.layout,
+    return flow_draw_to (&(dargs_.as<FrameArgs> () + slot)->input, sized_overlay (*draw, copy_),
         pts_[0].as<const float> (), pts_[1].as<const float> (), flags_[1].as<const uint8_t> (), n, false, policy, st);
   });
   if (!s.ok ())
@@ -927,12 +941,11 @@ FlowSession::track_dense (int step, const FlowParams & p, const LaunchPolicy & p
 }
 
 CudaStatus
-FlowSession::draw (Image8 frame, bool gray, PackedRgb layout, bool markers, const LaunchPolicy & policy,
-    cudaStream_t stream) const
+FlowSession::draw (const FlowOverlay & overlay, bool markers, const LaunchPolicy & policy, cudaStream_t stream) const
 {
   if (last_n_ == 0 || drawn_)
     return {};
-  return flow_draw (frame, gray, layout, pts_[last_prev_].as<const float> (), pts_[last_next_].as<const float> (),
+  return flow_draw (overlay, pts_[last_prev_].as<const float> (), pts_[last_next_].as<const float> (),
       flags_[last_next_].as<const uint8_t> (), last_n_, markers, policy, stream, last_count_);
 }
 

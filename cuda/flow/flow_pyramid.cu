@@ -153,8 +153,6 @@ FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cuda
     return {};
   if (window < kFlowMinWindow || window > kFlowMaxWindow)
     return { cudaErrorInvalidValue, "flow: window size 3..32" };
-  if (!frame.gray && packed_rgb_layout (frame.layout).channels != 4)
-    return { cudaErrorInvalidValue, "flow: 3-byte RGB is not supported" };
   const int levels = flow_pyramid_levels (w, h, window, std::min (std::max (max_level, 0), kFlowMaxLevel)) + 1;
   CudaStatus s = allocate (w, h, levels, stream);
   if (!s.ok ())

@@ -32,21 +32,21 @@ corner_normalize_kernel (const float *__restrict__ resp, size_t resp_pitch, cons
 }
 
 /* One thread per (corner, marker pixel). Overlapping marks write the same
- * colour, so the races are benign. */
+ * colour, so the races are benign. With `target`, the canvas's plane is
+ * the copy those arguments name (single-plane canvases). */
 __global__ void
-corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__ count, uint8_t *frame, size_t pitch,
-    int w, int h, int channels, int ro, int go, int bo, const LumaCopyArgs *target)
+corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__ count, const Canvas format,
+    const LumaCopyArgs *target)
 {
-  frame_of_target (target, &frame, &pitch);
+  const Canvas canvas = target ? format.with_plane0 (target->copy, target->copy_pitch) : format;
   const long total = (long) *count * kCornerMarkerPixels;
   for (long i = blockIdx.x * (long) blockDim.x + threadIdx.x; i < total; i += (long) gridDim.x * blockDim.x) {
     const int c = (int) (i / kCornerMarkerPixels), k = (int) (i - (long) c * kCornerMarkerPixels);
     int dx, dy;
     corner_marker_offset (k, &dx, &dy);
     const int x = (int) pts[c].x + dx, y = (int) pts[c].y + dy;
-    if (x < 0 || y < 0 || x >= w || y >= h)
-      continue;
-    paint_marker_pixel (frame + (size_t) y * pitch + (size_t) x * channels, channels, ro, go, bo);
+    if (canvas.inside (x, y))
+      canvas.paint (x, y);
   }
 }
 
@@ -107,15 +107,15 @@ ensure_pinned (PinnedBuffer & b, size_t bytes)
  * it to what a frame needed. */
 constexpr size_t kInitialHostCorners = 16384;
 
-/* Marks the corners of `list` (its length on the device) on `frame`, or,
+/* Marks the corners of `list` (its length on the device) on `canvas`, or,
  * with `target`, on the frame it names as its copy (read when the kernel
- * runs; `frame` gives the size). */
-static CudaStatus launch_draw (Image8 frame, bool gray, PackedRgb layout, const Corner * list, const uint32_t * count,
-    size_t most, const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target = nullptr);
+ * runs; `canvas` gives the format, size and colour). */
+static CudaStatus launch_draw (const Canvas & canvas, const Corner * list, const uint32_t * count, size_t most,
+    const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target = nullptr);
 
 CudaStatus
-CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-    cudaStream_t stream, const Image8 * copy, bool draw)
+CornerDetector::enqueue (const CornerInput & frame, const CornerDetectParams & p, const LaunchPolicy & policy,
+    cudaStream_t stream, const Image8 * copy, const Canvas * draw)
 {
   drawn_ = false;
   /* the arguments of an enqueue never collected may not be read yet */
@@ -125,9 +125,23 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   pending_ = false;
   candidates_ = 0;
   response_view_ = {};
-  const int w = in.image.width, h = in.image.height;
+  const int w = frame.image.width, h = frame.image.height;
   if (w <= 0 || h <= 0)
     return {};
+  CornerInput in = frame;
+  if (!in.gray && packed_rgb_layout (in.layout).channels == 3) {
+    /* 3-byte RGB: the response's tiles load 1- or 4-byte pixels, so the
+     * luma first (and the copy from the same launch), then as GRAY8 */
+    const size_t luma_pitch = aligned_pitch ((size_t) w);
+    CudaStatus l = luma_.ensure (luma_pitch * h);
+    if (l.ok ())
+      l = rgb_to_gray (in.image, in.layout, { luma_.as<uint8_t> (), luma_pitch, w, h }, policy, stream,
+          copy ? *copy : Image8 {});
+    if (!l.ok ())
+      return l;
+    in = { { luma_.as<const uint8_t> (), luma_pitch, w, h }, true, PackedRgb::RGBA };
+    copy = nullptr;
+  }
   int copy_bytes = copy ? w * (in.gray ? 1 : 4) : 0;
   const size_t pitch = aligned_pitch ((size_t) w * sizeof (float));
   CudaStatus s = response_.ensure (pitch * h);
@@ -166,9 +180,15 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
   key.add (p.quality_level).add (p.min_distance).add (p.max_corners);
   key.add (host_list_.get ()).add (host_capacity_).add (forced_order_).add (forced_path_);
   /* the marks on the copy, in the graph too (draw_detected then draws
-   * nothing) */
-  const bool draw_here = draw && copy_bytes > 0;
+   * nothing), where the copy is the whole frame */
+  const bool draw_here = draw && copy_bytes > 0 && draw->single_plane ();
   key.add (copy_bytes).add (draw_here);
+  if (draw_here) {
+    /* the marks' format and colour are the draw kernel's parameters */
+    key.add ((int) draw->kind).add (draw->bpp);
+    for (int k = 0; k < 4; k++)
+      key.add ((int) draw->offset[k]).add ((int) draw->value[k]);
+  }
   s = graphs_.run (key, stream, policy.replays_allowed (), [&] (cudaStream_t st) -> CudaStatus {
     if (copy_bytes > 0) {
       /* the frame to the output first (the pointers of this frame, from
@@ -189,8 +209,11 @@ CornerDetector::enqueue (const CornerInput & in, const CornerDetectParams & p, c
     CudaStatus e = record_in_work (listed_.get (), st);
     if (!e.ok () || !draw_here)
       return e;
-    return launch_draw ({ nullptr, 0, w, h }, in.gray, in.layout, selection_.device_list (), selection_.device_count (),
-        selection_.capacity (), policy, st, dargs_.as<const LumaCopyArgs> ());
+    Canvas format = *draw;
+    format.width = w;
+    format.height = h;
+    return launch_draw (format, selection_.device_list (), selection_.device_count (), selection_.capacity (), policy,
+        st, dargs_.as<const LumaCopyArgs> ());
   });
   if (!s.ok ())
     return s;
@@ -332,34 +355,31 @@ CornerDetector::normalized_response (Image8 dst, const LaunchPolicy & policy, cu
 }
 
 static CudaStatus
-launch_draw (Image8 frame, bool gray, PackedRgb layout, const Corner * list, const uint32_t * count, size_t most,
+launch_draw (const Canvas & canvas, const Corner * list, const uint32_t * count, size_t most,
     const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target)
 {
-  const PackedRgbLayout l = gray ? PackedRgbLayout { 1, 0, 0, 0 } : packed_rgb_layout (layout);
   /* the grid for the most corners there can be, capped: it strides */
   const long total = std::min<long> ((long) most * kCornerMarkerPixels, 1L << 22);
   const LaunchConfig c = policy.choose (corner_draw_traits (), cached_resources (corner_draw_kernel), total, 1);
-  corner_draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (list, count, frame.data, frame.pitch, frame.width,
-      frame.height, l.channels, l.r, l.g, l.b, target);
+  corner_draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (list, count, canvas, target);
   CV_CUDA_TRY_LAUNCH ("corner_draw_kernel");
   return {};
 }
 
 CudaStatus
-CornerDetector::draw_detected (Image8 frame, bool gray, PackedRgb layout, const LaunchPolicy & policy,
-    cudaStream_t stream)
+CornerDetector::draw_detected (const Canvas & canvas, const LaunchPolicy & policy, cudaStream_t stream)
 {
-  if (!pending_ || empty_ || drawn_ || frame.width <= 0 || frame.height <= 0)
+  if (!pending_ || empty_ || drawn_ || canvas.width <= 0 || canvas.height <= 0)
     return {};
-  return launch_draw (frame, gray, layout, selection_.device_list (), selection_.device_count (),
-      selection_.capacity (), policy, stream);
+  return launch_draw (canvas, selection_.device_list (), selection_.device_count (), selection_.capacity (), policy,
+      stream);
 }
 
 CudaStatus
-CornerDetector::draw (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners,
-    const LaunchPolicy & policy, cudaStream_t stream)
+CornerDetector::draw (const Canvas & canvas, const std::vector<Corner> & corners, const LaunchPolicy & policy,
+    cudaStream_t stream)
 {
-  if (corners.empty () || frame.width <= 0 || frame.height <= 0)
+  if (corners.empty () || canvas.width <= 0 || canvas.height <= 0)
     return {};
   /* the count, padded to a Corner, then the corners */
   const size_t bytes = (corners.size () + 1) * sizeof (Corner);
@@ -374,7 +394,7 @@ CornerDetector::draw (Image8 frame, bool gray, PackedRgb layout, const std::vect
   std::memcpy (staging + sizeof (Corner), corners.data (), corners.size () * sizeof (Corner));
   CV_CUDA_TRY (cudaMemcpyAsync (draw_list_.get (), staging, bytes, cudaMemcpyHostToDevice, stream));
   const uint8_t *dev = draw_list_.as<const uint8_t> ();
-  return launch_draw (frame, gray, layout, reinterpret_cast<const Corner *> (dev + sizeof (Corner)),
+  return launch_draw (canvas, reinterpret_cast<const Corner *> (dev + sizeof (Corner)),
       reinterpret_cast<const uint32_t *> (dev), corners.size (), policy, stream);
 }
 
@@ -397,6 +417,7 @@ CornerDetector::release ()
   listed_.reset ();
   draw_list_.reset ();
   host_draw_.reset ();
+  luma_.reset ();
   response_view_ = {};
   candidates_ = 0;
 }

@@ -1,14 +1,16 @@
-/* cudavision — the mark cudaharris draws at each corner (draw=true): a
- * cross of arms kCornerMarkerArm pixels long, one pixel wide, clipped at
- * the frame edges. Red on colour frames, white on GRAY8. Shared by the GPU
- * kernel and the CPU backend so both draw the same pixels. */
+/* cudavision — the mark cudaharris draws at each corner (draw=true), and
+ * cudaflow at each tracked point: a cross of arms kCornerMarkerArm pixels
+ * long, one pixel wide, clipped at the frame edges, each pixel painted on
+ * the frame's canvas (common/canvas.h). Shared by the GPU kernels and the
+ * CPU backend so both draw the same pixels. */
 #pragma once
 
-#include "../gray/gray_weights.h" /* CV_HD */
+#include "../common/canvas.h"
 
 namespace cudavision {
 
 constexpr int kCornerMarkerArm = 4;
+constexpr uint32_t kCornerMarkerColor = 0xffff0000u; /* ARGB: opaque red, cudaharris's default */
 /* horizontal bar (2*arm + 1 pixels), then the vertical bar without its centre */
 constexpr int kCornerMarkerPixels = 4 * kCornerMarkerArm + 1;
 
@@ -27,17 +29,15 @@ corner_marker_offset (int k, int *dx, int *dy)
   }
 }
 
-/* Paints one marker pixel: white on GRAY8 (channels 1), else red at the
- * layout's byte offsets (the 4th byte is left alone). */
+/* Paints the cross centred on (cx, cy), clipped to the canvas. */
 CV_HD void
-paint_marker_pixel (uint8_t *px, int channels, int r, int g, int b)
+paint_marker (const Canvas & canvas, int cx, int cy)
 {
-  if (channels == 1) {
-    px[0] = 255;
-  } else {
-    px[r] = 255;
-    px[g] = 0;
-    px[b] = 0;
+  for (int k = 0; k < kCornerMarkerPixels; k++) {
+    int dx, dy;
+    corner_marker_offset (k, &dx, &dy);
+    if (canvas.inside (cx + dx, cy + dy))
+      canvas.paint (cx + dx, cy + dy);
   }
 }
 

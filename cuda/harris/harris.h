@@ -22,6 +22,7 @@
 #include "corner_params.h"
 #include "corner_select.h"
 #include "corner_selection.h"
+#include "../common/canvas.h"
 #include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
@@ -36,13 +37,15 @@ namespace cudavision {
 
 using ImageF = ImageView<float>;
 
-/* The frame to detect on: GRAY8, or a 4-byte packed RGB layout whose luma
- * (cv::cvtColor's fixed-point BT.601, gray_weights.h) is computed as the
- * tiles load. */
+/* The frame to detect on: GRAY8 (or the Y plane of NV12 / I420), or a
+ * packed RGB layout whose luma (cv::cvtColor's fixed-point BT.601,
+ * gray_weights.h) is computed as the tiles load (4-byte layouts; a 3-byte
+ * one is converted first by CornerDetector::enqueue). corner_response
+ * takes GRAY8 and 4-byte layouts only. */
 struct CornerInput {
   ConstImage8 image;
   bool gray = true;
-  PackedRgb layout = PackedRgb::RGBA; /* when !gray: a 4-byte layout */
+  PackedRgb layout = PackedRgb::RGBA; /* when !gray */
 };
 
 const KernelTraits & corner_response_traits ();   /* fixed 32x8: the shared-memory tile */
@@ -70,13 +73,14 @@ public:
   /* Queues the whole detection of `in` on `stream` and returns at once.
    * The response map and its maximum stay on the device (normalized_response,
    * draw_detected) until the next call; collect () gives the list. With
-   * `copy` the frame is first copied there, in the same graph (its
-   * pointers read from memory when it runs, so that the graph does not
-   * depend on the output buffer): cudaharris's passthrough output; with
-   * `draw` too the corners are marked on the copy in that graph
+   * `copy` the frame's plane 0 is first copied there, in the same graph
+   * (its pointers read from memory when it runs, so that the graph does
+   * not depend on the output buffer): cudaharris's passthrough output;
+   * with `draw` too (the copy's canvas: its format and colour; single-plane
+   * canvases only) the corners are marked on the copy in that graph
    * (draw_detected then draws nothing for this frame). */
   CudaStatus enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
-      cudaStream_t stream, const Image8 * copy = nullptr, bool draw = false);
+      cudaStream_t stream, const Image8 * copy = nullptr, const Canvas * draw = nullptr);
 
   /* Waits for the last enqueue's list (strongest first). The list's
    * one copy to the host is done by the GPU, into pinned memory; only when
@@ -96,17 +100,16 @@ public:
    * Asynchronous. */
   CudaStatus normalized_response (Image8 dst, const LaunchPolicy & policy, cudaStream_t stream) const;
 
-  /* Marks the last enqueued detection's corners on `frame`
-   * (corner_marker.h) from the device list, without waiting for it: red on
-   * a 4-byte RGB layout, white on GRAY8. Asynchronous. */
-  CudaStatus draw_detected (Image8 frame, bool gray, PackedRgb layout, const LaunchPolicy & policy,
-      cudaStream_t stream);
+  /* Marks the last enqueued detection's corners (corner_marker.h) on a
+   * frame's canvas from the device list, without waiting for it.
+   * Asynchronous. */
+  CudaStatus draw_detected (const Canvas & canvas, const LaunchPolicy & policy, cudaStream_t stream);
 
-  /* Marks `corners` (a host list) on `frame`. Asynchronous; the list goes
-   * through pinned memory that the next draw (after a wait on the stream)
-   * may reuse. */
-  CudaStatus draw (Image8 frame, bool gray, PackedRgb layout, const std::vector<Corner> & corners,
-      const LaunchPolicy & policy, cudaStream_t stream);
+  /* Marks `corners` (a host list) on a frame's canvas. Asynchronous; the
+   * list goes through pinned memory that the next draw (after a wait on
+   * the stream) may reuse. */
+  CudaStatus draw (const Canvas & canvas, const std::vector<Corner> & corners, const LaunchPolicy & policy,
+      cudaStream_t stream);
 
   /* The last enqueue's list on the device (strongest first) and its
    * length (device), for consumers on the same stream that need not see
@@ -145,6 +148,7 @@ private:
   bool pending_ = false;   /* an enqueue to collect */
   bool empty_ = false;     /* that enqueue lists nothing (frame under 3x3) */
   DeviceBuffer draw_list_; /* draw (): count, then the corners */
+  DeviceBuffer luma_;      /* a 3-byte RGB frame's luma */
   PinnedBuffer host_draw_;
   ImageF response_view_;
   size_t candidates_ = 0;

@@ -21,6 +21,7 @@
 #include "../../cpu/flow_cpu.h"
 #include "../../cuda/flow/flow.h"
 #include "../../cuda/flow/flow_draw.h"
+#include "../../cuda/harris/corner_marker.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>
@@ -458,8 +459,13 @@ TEST (FlowGpu, DrawAndFlowColor)
         { { rgb_to_buffer (rgb1, f) }, { rgb_to_buffer (rgb2, f) } });
     ASSERT_TRUE (r.ok);
     cv::Mat want = packed_frame (rgb2, f);
-    cudavision::cpu::draw_flow ({ want.data, want.step, want.cols, want.rows }, false, cudavision::PackedRgb::BGRA,
-        r.frames[1].vectors, std::string (mode) == "sparse");
+    const cudavision::Image8 frame { want.data, want.step, want.cols, want.rows };
+    const cudavision::FlowOverlay overlay {
+      cudavision::packed_canvas (frame, cudavision::PackedRgb::BGRA,
+          cudavision::OverlayColor::from_argb (cudavision::kFlowLineColor)),
+      cudavision::packed_canvas (frame, cudavision::PackedRgb::BGRA,
+          cudavision::OverlayColor::from_argb (cudavision::kCornerMarkerColor)) };
+    cudavision::cpu::draw_flow (overlay, r.frames[1].vectors, std::string (mode) == "sparse");
     EXPECT_EQ (compare (r.frames[1].out, want).differing, 0) << mode;
     EXPECT_GT (compare (r.frames[1].out, packed_frame (rgb2, f)).differing, 100) << mode << ": nothing drawn";
   }

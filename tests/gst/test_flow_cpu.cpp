@@ -734,7 +734,7 @@ TEST (FlowCpu, PipelinesAndCaps)
   EXPECT_FALSE (r.eos);
   EXPECT_TRUE (r.has_error_containing ("mode=dense")) << (r.errors.empty () ? "no error" : r.errors[0]);
   /* formats outside the template are refused */
-  r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudaflow backend=cpu ! fakesink");
+  r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! cudaflow backend=cpu ! fakesink");
   EXPECT_FALSE (r.eos);
   EXPECT_FALSE (r.errors.empty ());
 }

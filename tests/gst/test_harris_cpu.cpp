@@ -265,7 +265,7 @@ TEST (HarrisCpu, PipelinesAndCaps)
                     "video/x-raw,format=GRAY8 ! fakesink");
   EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
   /* formats outside the template are refused */
-  r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudaharris backend=cpu ! fakesink");
+  r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! cudaharris backend=cpu ! fakesink");
   EXPECT_FALSE (r.eos);
   EXPECT_FALSE (r.errors.empty ());
 }

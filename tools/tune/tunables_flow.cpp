@@ -12,6 +12,7 @@
 #include "tunable.h"
 
 #include "../../cuda/flow/flow.h"
+#include "../../cuda/harris/corner_marker.h"
 
 using namespace cudavision;
 
@@ -124,8 +125,11 @@ const RegisterTunable color ({ flow_color_traits ().name, &flow_color_traits (),
 
 const RegisterTunable draw ({ flow_draw_traits ().name, &flow_draw_traits (),
     on_track ([] (const Track & t, const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
-      return flow_draw (in.dst8 (w, h, 4), false, PackedRgb::RGBA, t.prev_xy.as<const float> (),
-          t.next_xy.as<const float> (), t.status.as<const uint8_t> (), t.n, true, p, s);
+      const Image8 frame = in.dst8 (w, h, 4);
+      const FlowOverlay overlay { packed_canvas (frame, PackedRgb::RGBA, OverlayColor::from_argb (kFlowLineColor)),
+        packed_canvas (frame, PackedRgb::RGBA, OverlayColor::from_argb (kCornerMarkerColor)) };
+      return flow_draw (overlay, t.prev_xy.as<const float> (), t.next_xy.as<const float> (),
+          t.status.as<const uint8_t> (), t.n, true, p, s);
     }),
     {}, "vectors and markers (both kernels, one segment) of a point per 8x8 cell, on RGBA; keyed by the point count" });
 

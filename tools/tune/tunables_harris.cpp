@@ -78,7 +78,9 @@ corner_grid (int w, int h)
 const RegisterTunable draw ({ corner_draw_traits ().name, &corner_draw_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       CV_CUDA_TRY (cudaStreamSynchronize (s));
-      return detector (in).draw (in.dst8 (w, h, 4), false, PackedRgb::RGBA, corner_grid (w, h), p, s);
+      return detector (in).draw (packed_canvas (in.dst8 (w, h, 4), PackedRgb::RGBA,
+                                     OverlayColor::from_argb (kCornerMarkerColor)),
+          corner_grid (w, h), p, s);
     },
     {}, "a corner per 16x16 cell, on RGBA; keyed by corners x " + std::to_string (kCornerMarkerPixels) +
         " marker pixels" });

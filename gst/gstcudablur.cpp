@@ -2,13 +2,15 @@
  * SECTION:element-cudablur
  * @title: cudablur
  *
- * Gaussian smoothing of GRAY8 and RGBA / BGRA / RGBx / BGRx video on an
- * NVIDIA GPU; every channel (the x / alpha byte included) is smoothed on
- * its own, the format is kept. The result is bit-exact to
- * `cv::GaussianBlur (src, dst, Size (kernel-size, kernel-size), sigma,
- * sigma-y, BORDER_REFLECT_101)`: the GPU runs OpenCV's 8-bit fixed-point
- * arithmetic. Borders are reflect-101 (OpenCV's default); frames smaller
- * than the kernel work.
+ * Gaussian smoothing of GRAY8, 4-byte RGB (RGBA, BGRA, RGBx, BGRx, ARGB,
+ * ABGR, xRGB, xBGR), NV12 and I420 video on an NVIDIA GPU; every channel
+ * (the x / alpha byte included) is smoothed on its own, the format is
+ * kept. The result is bit-exact to `cv::GaussianBlur (src, dst, Size
+ * (kernel-size, kernel-size), sigma, sigma-y, BORDER_REFLECT_101)`: the
+ * GPU runs OpenCV's 8-bit fixed-point arithmetic. NV12 and I420 are
+ * blurred plane by plane, each plane as cv::GaussianBlur blurs it with the
+ * same kernel (NV12's UV plane as a 2-channel image). Borders are
+ * reflect-101 (OpenCV's default); frames smaller than the kernel work.
  *
  * `kernel-size=0` derives the size from sigma as OpenCV does for 8-bit
  * images, round (6 * sigma + 1) | 1, capped at 31 (sigmas above about 5
@@ -29,6 +31,9 @@
  * |[
  * gst-launch-1.0 videotestsrc ! cudagray ! cudablur kernel-size=5 sigma=1.1 ! cudaotsu ! videoconvert ! autovideosink
  * ]|
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudablur sigma=1.5 ! videoconvert ! autovideosink
+ * ]|
  */
 #include "gstcudablur.h"
 
@@ -41,7 +46,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_blur_debug);
 #define GST_CAT_DEFAULT gst_cuda_blur_debug
 
-#define BLUR_FORMATS "{ GRAY8, RGBA, BGRA, RGBx, BGRx }"
+#define BLUR_FORMATS "{ GRAY8, NV12, I420, RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR }"
 
 enum {
   PROP_0,
@@ -63,11 +68,13 @@ struct BlurState {
   int kernel_size = DEFAULT_KERNEL_SIZE;
 
   /* streaming thread */
-  int channels = 1;
+  int channels = 1;                             /* of plane 0 */
+  bool planes = false;                          /* NV12, I420: every plane apart */
   cudavision::BlurTaps taps;
   double taps_sigma_x = -1, taps_sigma_y = -1;  /* what `taps` were made for */
   int reported_cap = 0;                         /* derived size last warned about */
   cudavision::DeviceBuffer scratch;             /* two-pass intermediate */
+  cudavision::DeviceBuffer split;               /* NV12's U and V as planes */
 };
 
 struct _GstCudaBlur {
@@ -117,7 +124,12 @@ static gboolean
 gst_cuda_blur_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
 {
   GstCudaBlur *self = GST_CUDA_BLUR (base);
+  self->st->planes = false;
   switch (GST_VIDEO_INFO_FORMAT (in)) {
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+      self->st->planes = true;
+      /* fall through: plane 0 is the luma */
     case GST_VIDEO_FORMAT_GRAY8:
       self->st->channels = 1;
       return TRUE;
@@ -125,12 +137,28 @@ gst_cuda_blur_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const G
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_RGBx:
     case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
       self->st->channels = 4;
       return TRUE;
     default:
       GST_ERROR_OBJECT (self, "unsupported format %s", GST_VIDEO_INFO_NAME (in));
       return FALSE;
   }
+}
+
+/* Interleaved channels of a plane: plane 0's for single-plane formats,
+ * 1 for I420's and NV12's luma, 2 for NV12's UV. */
+static int
+plane_channels (GstVideoFrame * frame, guint plane, const BlurState * st)
+{
+  if (!st->planes)
+    return st->channels;
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (frame->info.finfo, plane, comps);
+  return GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comps[0]);
 }
 
 static GstFlowReturn
@@ -146,10 +174,19 @@ gst_cuda_blur_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * 
     st->taps_sigma_y = p.sy;
     GST_DEBUG_OBJECT (self, "kernel %dx%d, sigma %g / %g", p.kx, p.ky, p.sx, p.sy);
   }
-  return gst_cv_base_filter_check (base,
-      cudavision::gaussian_blur (gst_cv_frame_const_plane (in, 0), gst_cv_frame_plane (out, 0), st->channels,
-          st->taps, gst_cv_base_filter_policy (base), gst_cv_base_filter_stream (base), &st->scratch),
-      "Gaussian blur");
+  const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
+  cudaStream_t stream = gst_cv_base_filter_stream (base);
+  const guint n = st->planes ? GST_VIDEO_FRAME_N_PLANES (in) : 1;
+  cudavision::CudaStatus s;
+  for (guint plane = 0; plane < n && s.ok (); plane++) {
+    const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, plane);
+    const cudavision::Image8 dst = gst_cv_frame_plane (out, plane);
+    if (plane_channels (in, plane, st) == 2)
+      s = cudavision::gaussian_blur_interleaved2 (src, dst, st->taps, policy, stream, &st->split, &st->scratch);
+    else
+      s = cudavision::gaussian_blur (src, dst, st->channels, st->taps, policy, stream, &st->scratch);
+  }
+  return gst_cv_base_filter_check (base, s, "Gaussian blur");
 }
 
 static GstFlowReturn
@@ -157,8 +194,10 @@ gst_cuda_blur_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * 
 {
   GstCudaBlur *self = GST_CUDA_BLUR (base);
   const BlurParams p = current_params (self);
-  cudavision::cpu::gaussian_blur (gst_cv_frame_const_plane (in, 0), gst_cv_frame_plane (out, 0), self->st->channels,
-      p.kx, p.ky, p.sx, p.sy);
+  const guint n = self->st->planes ? GST_VIDEO_FRAME_N_PLANES (in) : 1;
+  for (guint plane = 0; plane < n; plane++)
+    cudavision::cpu::gaussian_blur (gst_cv_frame_const_plane (in, plane), gst_cv_frame_plane (out, plane),
+        plane_channels (in, plane, self->st), p.kx, p.ky, p.sx, p.sy);
   return GST_FLOW_OK;
 }
 
@@ -166,6 +205,7 @@ static void
 gst_cuda_blur_release_device (GstCvBaseFilter * base)
 {
   GST_CUDA_BLUR (base)->st->scratch.reset ();
+  GST_CUDA_BLUR (base)->st->split.reset ();
 }
 
 static void

@@ -2,8 +2,10 @@
  * SECTION:element-cudacanny
  * @title: cudacanny
  *
- * Canny edge detection of GRAY8 video on an NVIDIA GPU: GRAY8 in, GRAY8
- * out, 255 on edges and 0 elsewhere, as `cv::Canny (src, dst,
+ * Canny edge detection of GRAY8 video on an NVIDIA GPU: GRAY8 in (or the
+ * luma plane of NV12 and I420, read where it lies: a decoder's output
+ * needs no conversion), GRAY8 out, 255 on edges and 0 elsewhere, as
+ * `cv::Canny (src, dst,
  * low-threshold, high-threshold, aperture, l2-gradient)` computes it
  * (OpenCV 4.6: Sobel with a replicated border, its fixed-point direction
  * test for the non-maximum suppression, 8-connected hysteresis; aperture 7
@@ -35,6 +37,11 @@
  * ]|
  * |[
  * gst-launch-1.0 videotestsrc ! cudagray ! cudablur sigma=1.4 ! cudacanny auto-threshold=median l2-gradient=true ! videoconvert ! autovideosink
+ * ]|
+ * Edges of a decoder's NV12 frames on the GPU:
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudacanny blur-sigma=1.5 ! \
+ *     videoconvert ! autovideosink
  * ]|
  */
 #include "gstcudacanny.h"
@@ -147,6 +154,13 @@ frame_params (GstCudaCanny * self, GstBuffer * inbuf, int *auto_value)
       *auto_value = m->threshold;
   }
   return p;
+}
+
+/* GRAY8 out whatever came in: the luma of NV12 and I420 is their plane 0. */
+static GstCaps *
+gst_cuda_canny_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
+{
+  return gst_cv_caps_map_to_gray (direction, caps);
 }
 
 static GstFlowReturn
@@ -292,8 +306,9 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
 
   gst_element_class_set_static_metadata (element_class, "CUDA Canny edge detector", "Filter/Effect/Video/Hardware",
       "Canny edges of GRAY8 video on an NVIDIA GPU, as OpenCV's Canny finds them", "cudavision developers");
-  gst_cv_base_filter_class_add_pad_templates (element_class, "GRAY8", "GRAY8");
+  gst_cv_base_filter_class_add_pad_templates (element_class, "{ GRAY8, NV12, I420 }", "GRAY8");
 
+  cv_class->transform_video_caps = gst_cuda_canny_transform_video_caps;
   cv_class->process_gpu = gst_cuda_canny_process_gpu;
   cv_class->process_cpu = gst_cuda_canny_process_cpu;
   cv_class->release_device = gst_cuda_canny_release_device;

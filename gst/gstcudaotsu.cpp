@@ -2,7 +2,8 @@
  * SECTION:element-cudaotsu
  * @title: cudaotsu
  *
- * Otsu's automatic threshold of GRAY8 video on an NVIDIA GPU. In
+ * Otsu's automatic threshold of GRAY8 video on an NVIDIA GPU (or of the
+ * luma plane of NV12 and I420, read where it lies; the output is GRAY8). In
  * `mode=binarize` (the default) the output is 255 where a pixel is above
  * the threshold and 0 elsewhere (swapped with `invert=true`), bit-exact to
  * `cv::threshold (src, dst, 0, 255, THRESH_BINARY | THRESH_OTSU)`
@@ -140,6 +141,13 @@ ensure_device (OtsuState * st, cudaStream_t stream)
     st->device_ready = true;
   }
   return {};
+}
+
+/* GRAY8 out whatever came in: the luma of NV12 and I420 is their plane 0. */
+static GstCaps *
+gst_cuda_otsu_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
+{
+  return gst_cv_caps_map_to_gray (direction, caps);
 }
 
 static cudavision::CudaStatus
@@ -328,9 +336,10 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
   gst_element_class_set_static_metadata (element_class, "CUDA Otsu threshold", "Filter/Effect/Video/Hardware",
       "Otsu binarization of GRAY8 video on an NVIDIA GPU, bit-exact to OpenCV's THRESH_OTSU",
       "cudavision developers");
-  gst_cv_base_filter_class_add_pad_templates (element_class, "GRAY8", "GRAY8");
+  gst_cv_base_filter_class_add_pad_templates (element_class, "{ GRAY8, NV12, I420 }", "GRAY8");
 
   trans_class->transform = gst_cuda_otsu_transform;
+  cv_class->transform_video_caps = gst_cuda_otsu_transform_video_caps;
   cv_class->process_gpu = gst_cuda_otsu_process_gpu;
   cv_class->process_cpu = gst_cuda_otsu_process_cpu;
   cv_class->release_device = gst_cuda_otsu_release_device;

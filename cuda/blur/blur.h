@@ -108,6 +108,13 @@ CudaStatus gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurT
     const LaunchPolicy & policy, cudaStream_t stream, DeviceBuffer * scratch,
     BlurVariant variant = BlurVariant::Auto);
 
+/* Blurs a plane of two interleaved channels (NV12's UV: `src`'s width in
+ * samples) as cv::GaussianBlur blurs a 2-channel image: each channel
+ * apart, with the same taps, through `planes` (device, grown as needed:
+ * the channels as four planes) and gaussian_blur. Asynchronous. */
+CudaStatus gaussian_blur_interleaved2 (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
+    cudaStream_t stream, DeviceBuffer * planes, DeviceBuffer * scratch);
+
 /* The kernels' traits, for the tuner and the benchmarks. Radii are grouped
  * into compiled classes (1, 2, 3, 4, 5, 6, 8, 10, 12, 15: the taps are
  * zero-padded up to the class); the name says which, e.g.

@@ -734,6 +734,76 @@ blur_smem_per_thread (BlurKernel kernel, int channels, int radius)
   return channels == 4 ? smem_dispatch<4> (kernel, rc) : smem_dispatch<1> (kernel, rc);
 }
 
+namespace {
+
+/* NV12's chroma: two interleaved channels to two planes and back. A thread
+ * per sample pair; grid-stride over rows. */
+__global__ void
+split2_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *__restrict__ a, uint8_t *__restrict__ b,
+    size_t pitch, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= w)
+    return;
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+    const uchar2 p = reinterpret_cast<const uchar2 *> (src + (size_t) y * src_pitch)[x];
+    a[(size_t) y * pitch + x] = p.x;
+    b[(size_t) y * pitch + x] = p.y;
+  }
+}
+
+__global__ void
+merge2_kernel (const uint8_t *__restrict__ a, const uint8_t *__restrict__ b, size_t pitch, uint8_t *__restrict__ dst,
+    size_t dst_pitch, int w, int h)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= w)
+    return;
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y)
+    reinterpret_cast<uchar2 *> (dst + (size_t) y * dst_pitch)[x] =
+        make_uchar2 (a[(size_t) y * pitch + x], b[(size_t) y * pitch + x]);
+}
+
+const KernelTraits &
+interleave2_traits ()
+{
+  static const KernelTraits t = kernel_traits ("blur.interleave2", { 32, 8 }, true);
+  return t;
+}
+
+}  // namespace
+
+CudaStatus
+gaussian_blur_interleaved2 (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
+    cudaStream_t stream, DeviceBuffer * planes, DeviceBuffer * scratch)
+{
+  if (!taps.valid ())
+    return { cudaErrorInvalidValue, "gaussian_blur: kernel sizes must be odd, 1 to 31" };
+  const int w = src.width, h = src.height;
+  if (w <= 0 || h <= 0)
+    return {};
+  /* cv::GaussianBlur of a 2-channel image blurs each channel apart with
+   * the same kernel: the channels as planes, each the 1-channel blur */
+  const size_t pitch = aligned_pitch ((size_t) w), plane = pitch * (size_t) h;
+  CudaStatus s = planes->ensure (4 * plane);
+  if (!s.ok ())
+    return s;
+  uint8_t *p = planes->as<uint8_t> ();
+  uint8_t *in_a = p, *in_b = p + plane, *out_a = p + 2 * plane, *out_b = p + 3 * plane;
+  LaunchConfig c = policy.choose (interleave2_traits (), cached_resources (split2_kernel), w, h);
+  split2_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, in_a, in_b, pitch, w, h);
+  CV_CUDA_TRY_LAUNCH ("split2_kernel");
+  s = gaussian_blur ({ in_a, pitch, w, h }, { out_a, pitch, w, h }, 1, taps, policy, stream, scratch);
+  if (s.ok ())
+    s = gaussian_blur ({ in_b, pitch, w, h }, { out_b, pitch, w, h }, 1, taps, policy, stream, scratch);
+  if (!s.ok ())
+    return s;
+  c = policy.choose (interleave2_traits (), cached_resources (merge2_kernel), w, h);
+  merge2_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (out_a, out_b, pitch, dst.data, dst.pitch, w, h);
+  CV_CUDA_TRY_LAUNCH ("merge2_kernel");
+  return {};
+}
+
 CudaStatus
 gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurTaps & taps, const LaunchPolicy & policy,
     cudaStream_t stream, DeviceBuffer * scratch, BlurVariant variant)

@@ -1116,12 +1116,40 @@ device_caps_first (GstCaps * caps)
   return ordered;
 }
 
+/* A neighbour asks for the CUDA context: the GstContext this element was
+ * given (by the application, a bin or a neighbour) when it carries our
+ * GstCudaContext, else a new one (gst_cuda_handle_context_query). The
+ * asker keeps what it gets in its element contexts until it is disposed:
+ * a new GstContext for every start would pile up one per element and
+ * start/stop cycle until then (the leaks tracer counts them). */
+static gboolean
+answer_context_query (GstCvBaseFilter * self, GstQuery * query)
+{
+  CvFilterPriv *p = priv (self);
+  const gchar *type = nullptr;
+  if (!p->context || !gst_query_parse_context_type (query, &type) || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
+    return FALSE;
+  GstContext *held = gst_element_get_context (GST_ELEMENT (self), GST_CUDA_CONTEXT_TYPE);
+  if (held) {
+    GstCudaContext *cuda = nullptr;
+    gst_structure_get (gst_context_get_structure (held), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &cuda, nullptr);
+    const bool ours = cuda == p->context;
+    gst_clear_object (&cuda);
+    if (ours) {
+      gst_query_set_context (query, held);
+      gst_context_unref (held);
+      return TRUE;
+    }
+    gst_context_unref (held);
+  }
+  return gst_cuda_handle_context_query (GST_ELEMENT (self), query, p->context);
+}
+
 static gboolean
 gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
 {
   CvFilterPriv *p = priv (GST_CV_BASE_FILTER (trans));
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && p->context &&
-      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, p->context))
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && answer_context_query (GST_CV_BASE_FILTER (trans), query))
     return TRUE;
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
     drain_held (GST_CV_BASE_FILTER (trans), true);

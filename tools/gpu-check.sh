@@ -7,6 +7,9 @@
 #   soak     cudavision-soak: long runs of the chains cameras use
 #   streams  cudavision-streams: 1-8 pipelines per context, host time per
 #            element; on two or more GPUs, pipelines spread with device-id
+#   decode   cudavision-streams-decode: pipelines fed by nvh264dec (a 1080p
+#            clip it makes), the largest number per chain that holds 30
+#            frames/s with no frame late or lost
 # and ends with one table: check, result, figure. Exit status 0 only when
 # every check that ran passed.
 #
@@ -17,8 +20,9 @@
 #
 #   --quick        shorter runs: sanitizers skip the large-frame and
 #                  every-mode tests (a gtest filter), soak 3000 frames
-#                  (1000 from system memory), streams 300 frames a pipeline
-#   --only PARTS   comma list of build,suite,sanitize,soak,streams
+#                  (1000 from system memory), streams 300 frames a pipeline,
+#                  decode: chains decode,face,corners, shorter runs
+#   --only PARTS   comma list of build,suite,sanitize,soak,streams,decode
 #   --skip PARTS   the same, left out
 #   --tests NAMES  comma list of GPU test names (meson's: gray-gpu,
 #                  edges-gpu, oom-gpu, ...): the suite and the sanitizers run
@@ -45,7 +49,8 @@
 # runs on the GPU machine, docs/RELIABILITY.md); SANITIZE_TIMEOUT stops a sanitizer run after that many seconds (a
 # failure, said as such); SOAK_FRAMES, SOAK_SYSTEM_FRAMES, STREAMS_FRAMES
 # override the run lengths; CUDA_HOME the toolkit (default /usr/local/cuda);
-# BENCH_EXTRA_ARGS is added to the soak and streams command lines.
+# BENCH_EXTRA_ARGS is added to the soak and streams command lines;
+# STREAMS_DECODE_ARGS to cudavision-streams-decode's (e.g. --chains face).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -83,8 +88,9 @@ rows=()   # "check|result|figure"
 failed=0
 row() {
   rows+=("$1|$2|$3")
-  # OVER: a target missed (host time per element), reported, not a failure
-  [[ $2 == PASS* || $2 == SKIP* || $2 == OVER* ]] || failed=1
+  # OVER, MISS: a target missed (host time per element, streams per GPU),
+  # reported, not a failure
+  [[ $2 == PASS* || $2 == SKIP* || $2 == OVER* || $2 == MISS* ]] || failed=1
   printf '== %-28s %-6s %s\n' "$1" "$2" "$3"
 }
 
@@ -318,6 +324,34 @@ if wanted streams; then
   else
     row "two GPUs (device-id 0 and 1)" "SKIP" "one GPU here: device-id selection is tested by edges-gpu (DeviceSelection.*)"
   fi
+fi
+
+# ---------------------------------------------------------------- decode
+if wanted decode; then
+  # N pipelines in one process, each nvh264dec ! chain, unpaced and paced
+  # at 30 frames/s; one row per chain: the largest N that holds real time,
+  # what was saturated at the first N that did not (nvidia-smi dmon, CPU)
+  log=$out/streams-decode.log
+  dargs=()
+  # shellcheck disable=SC2054  # commas inside the values, not between elements
+  [ $quick = 1 ] && dargs=(--chains decode,face,corners --pipelines 1,16,32,64 --seconds 3 --rt-seconds 5 --max-seconds 100)
+  # shellcheck disable=SC2086
+  "$bdir/bench/cudavision-streams-decode" --dmon "${dargs[@]}" ${STREAMS_DECODE_ARGS:-} >"$log" 2>&1
+  rc=$?
+  if grep -q "element 'nvh264dec' not found" "$log"; then
+    row "streams per GPU" SKIP "no nvh264dec (NVDEC) here: see $log"
+  elif ! grep -q '^STREAMS_DECODE_MAX ' "$log"; then
+    row "streams per GPU" FAIL "no result (rc $rc): see $log"; tail -5 "$log"
+  fi
+  field() { grep -o " $1=[^ ]*" <<<"$line" | head -1 | cut -d= -f2; }  # field NAME: NAME=VALUE of $line
+  while read -r line; do
+    chain=$(field chain)
+    res=PASS
+    grep -q " target=[0-9]* MISSED" <<<"$line" && res=MISS
+    grep "^STREAMS_DECODE .*chain=$chain " "$log" | grep -q ' error=' && res=FAIL
+    t=$(field target)
+    row "streams per GPU $chain" "$res" "$(field realtime_n) streams at $(field size) 30 frames/s (first failing: $(field first_fail), saturated there: $(field bound)); unpaced best $(field unpaced_best_fps) frames/s at N=$(field unpaced_best_n)${t:+; target >= $t}"
+  done < <(grep '^STREAMS_DECODE_MAX ' "$log")
 fi
 
 echo

@@ -5,13 +5,18 @@
  *
  *   cudavision-bench-pipeline [--chain "cudagray ! cudablur"] [--size 3840x2160]
  *                             [--format RGBA] [--frames 1000] [--picture FILE]
+ *                             [--clip FILE]
  *
  * The frames are random bytes (noise), or with --picture a picture
  * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
  * cropped to the frame's aspect, scaled (fit_picture) and converted to the
  * format, or one
  * of the face detector's inputs (tests/common/face_inputs.h: mosaic,
- * portraits, nonface), grey in every channel. */
+ * portraits, nonface), grey in every channel. With --clip, the first four
+ * frames of a video file (decodebin, then videoconvert to the format, NV12
+ * and I420 too, at the clip's size): the chain's rate on device frames of
+ * the very pictures a decoder pipeline on that clip feeds it
+ * (cudavision-streams-decode). */
 #include "bench_util.h"
 #include "../tests/common/face_inputs.h"
 #include "../tests/common/gst_frames.h"
@@ -23,6 +28,8 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudautils.h>
 #include <opencv2/imgproc.hpp>
+
+#include <gst/app/gstappsink.h>
 
 #include <chrono>
 #include <cstdio>
@@ -59,10 +66,35 @@ picture (const std::string & name, const std::string & format, int w, int h)
   return out;
 }
 
+/* The first `n` frames of a clip as `format`, host buffers with their
+ * caps' layout; empty when it cannot be decoded. */
+static std::vector<GstSample *>
+clip_frames (const std::string & path, const std::string & format, int n)
+{
+  std::vector<GstSample *> out;
+  const std::string desc = "filesrc location=\"" + path + "\" ! decodebin ! videoconvert ! video/x-raw,format=" + format +
+      " ! appsink name=out sync=false max-buffers=" + std::to_string (n) + " drop=false";
+  GstElement *pipe = gst_parse_launch (desc.c_str (), nullptr);
+  if (!pipe)
+    return out;
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((int) out.size () < n) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 30 * GST_SECOND);
+    if (!sample)
+      break;
+    out.push_back (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
 int
 main (int argc, char **argv)
 {
-  std::string chain = "cudagray", format = "RGBA", picture_name;
+  std::string chain = "cudagray", format = "RGBA", picture_name, clip;
   int w = 3840, h = 2160, frames = 1000;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--chain") && i + 1 < argc)
@@ -75,13 +107,30 @@ main (int argc, char **argv)
       frames = std::atoi (argv[++i]);
     else if (!std::strcmp (argv[i], "--picture") && i + 1 < argc)
       picture_name = argv[++i];
+    else if (!std::strcmp (argv[i], "--clip") && i + 1 < argc)
+      clip = argv[++i];
     else {
-      std::fprintf (stderr, "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--picture FILE]\n",
-          argv[0]);
+      std::fprintf (stderr,
+          "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--picture FILE] [--clip FILE]\n", argv[0]);
       return 2;
     }
   }
+  if (frames < 1 || w < 1 || h < 1) {
+    std::fprintf (stderr, "--frames and --size must be positive\n");
+    return 2;
+  }
   gst_init (&argc, &argv);
+  std::vector<GstSample *> decoded;
+  if (!clip.empty ()) {
+    decoded = clip_frames (clip, format, 4);
+    GstVideoInfo ci;
+    if (decoded.empty () || !gst_video_info_from_caps (&ci, gst_sample_get_caps (decoded[0]))) {
+      std::fprintf (stderr, "--clip: cannot decode %s to %s\n", clip.c_str (), format.c_str ());
+      return 2;
+    }
+    w = ci.width;
+    h = ci.height;
+  }
   cudavision_register_static ();
   if (!gst_cv_cuda_available ()) {
     std::fprintf (stderr, "no CUDA device\n");
@@ -112,7 +161,10 @@ main (int argc, char **argv)
   }
   /* A few distinct device frames with real content: noise, or the picture. */
   GstVideoInfo info;
-  gst_video_info_set_format (&info, gst_video_format_from_string (format.c_str ()), w, h);
+  if (!gst_video_info_set_format (&info, gst_video_format_from_string (format.c_str ()), w, h)) {
+    std::fprintf (stderr, "unknown format %s\n", format.c_str ());
+    return 2;
+  }
   GstBufferPool *pool = gst_cv_buffer_pool_new (ctx);
   GstCaps *pcaps = gst_caps_from_string (caps.c_str ());
   GstStructure *cfg = gst_buffer_pool_get_config (pool);
@@ -125,7 +177,18 @@ main (int argc, char **argv)
     GstBuffer *b = nullptr;
     gst_buffer_pool_acquire_buffer (pool, &b, nullptr);
     GstMapInfo map;
-    if (pic.empty ()) {
+    if (!decoded.empty ()) {
+      /* a decoded frame, every plane, into the device frame's layout */
+      GstSample *sample = decoded[i % decoded.size ()];
+      GstVideoInfo from;
+      gst_video_info_from_caps (&from, gst_sample_get_caps (sample));
+      GstVideoFrame in, vf;
+      gst_video_frame_map (&in, &from, gst_sample_get_buffer (sample), GST_MAP_READ);
+      gst_video_frame_map (&vf, &info, b, GST_MAP_WRITE);
+      gst_video_frame_copy (&vf, &in);
+      gst_video_frame_unmap (&vf);
+      gst_video_frame_unmap (&in);
+    } else if (pic.empty ()) {
       gst_buffer_map (b, &map, GST_MAP_WRITE);  /* host write: uploaded at first device use */
       for (gsize k = 0; k + 4 <= map.size; k += 4)
         *(uint32_t *) (map.data + k) = rng ();
@@ -181,7 +244,9 @@ main (int argc, char **argv)
     const double s = std::chrono::duration<double> (t1 - t0).count ();
     std::printf ("pipeline: %s\nsource: %s\nframes: %d %dx%d %s in %.3f s = %.1f frames/s; host copies during the run: "
                  "%" G_GUINT64_FORMAT " uploads, %" G_GUINT64_FORMAT " downloads\n",
-        chain.c_str (), picture_name.empty () ? "noise (random bytes)" : picture_name.c_str (), frames, w, h,
+        chain.c_str (),
+        !clip.empty () ? clip.c_str () : picture_name.empty () ? "noise (random bytes)" : picture_name.c_str (), frames,
+        w, h,
         format.c_str (), s, frames / s, up1 - up0, down1 - down0);
   }
   if (msg)
@@ -189,6 +254,8 @@ main (int argc, char **argv)
   gst_element_set_state (pipe, GST_STATE_NULL);
   for (GstBuffer *b : src)
     gst_buffer_unref (b);
+  for (GstSample *sm : decoded)
+    gst_sample_unref (sm);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
   gst_caps_unref (pcaps);

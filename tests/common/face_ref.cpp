@@ -3,6 +3,8 @@
 #include "harness.h"
 #include "test_util.h"
 
+#include "../../cuda/face/face_draw.h"
+
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
@@ -10,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace cvtest {
 
@@ -146,6 +149,23 @@ score_faces (const std::vector<cv::Rect> & got, const std::vector<cv::Rect> & tr
   return s;
 }
 
+std::vector<cv::Rect>
+face_metas (GstBuffer * buf, int *others)
+{
+  std::vector<cv::Rect> faces;
+  if (others)
+    *others = 0;
+  gpointer state = nullptr;
+  while (GstMeta *m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    const GstVideoRegionOfInterestMeta *roi = (const GstVideoRegionOfInterestMeta *) m;
+    if (roi->roi_type == g_quark_from_string ("face"))
+      faces.push_back (cv::Rect (roi->x, roi->y, roi->w, roi->h));
+    else if (others)
+      (*others)++;
+  }
+  return faces;
+}
+
 FaceRun
 run_face (const std::string & element, const std::string & in_caps, const std::string & out_caps, GstBuffer * in)
 {
@@ -155,14 +175,10 @@ run_face (const std::string & element, const std::string & in_caps, const std::s
   if (out) {
     r.ok = true;
     r.out = output_mat (out, out_caps);
-    gpointer state = nullptr;
-    while (GstMeta *m = gst_buffer_iterate_meta_filtered (out, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-      const GstVideoRegionOfInterestMeta *roi = (const GstVideoRegionOfInterestMeta *) m;
-      if (roi->roi_type == g_quark_from_string ("face"))
-        r.metas.push_back (cv::Rect (roi->x, roi->y, roi->w, roi->h));
-      else
-        r.other_metas++;
-    }
+    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+    r.planes = buffer_planes (out, caps);
+    gst_caps_unref (caps);
+    r.metas = face_metas (out, &r.other_metas);
     gst_buffer_unref (out);
   }
   for (const OwnedStructure & owned : messages) {
@@ -200,6 +216,66 @@ run_face_gray (const std::string & element, const cv::Mat & gray, const char *ou
   return run_face (element, caps_string (GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows),
       caps_string (GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows, out_feature),
       mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8));
+}
+
+GstVideoInfo
+video_info (const std::string & caps)
+{
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  GstVideoInfo info;
+  const bool ok = c && gst_video_info_from_caps (&info, c);
+  if (c)
+    gst_caps_unref (c);
+  if (!ok)
+    throw std::runtime_error ("not video caps: " + caps);
+  return info;
+}
+
+std::vector<cv::Point>
+box_pixels (const std::vector<cv::Rect> & faces, int width, int height)
+{
+  std::vector<cv::Point> out;
+  for (const cv::Rect & f : faces) {
+    const cudavision::BoxBorder b = cudavision::box_border (f.x, f.y, f.width, f.height, width, height);
+    for (int i = 0; i < b.count (); i++) {
+      int x, y;
+      b.pixel (i, &x, &y);
+      out.emplace_back (x, y);
+    }
+  }
+  return out;
+}
+
+::testing::AssertionResult
+same_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want)
+{
+  if (got.size () != want.size ())
+    return ::testing::AssertionFailure () << got.size () << " planes, expected " << want.size ();
+  for (size_t p = 0; p < got.size (); p++) {
+    const cv::Mat & g = got[p], & w = want[p];
+    if (g.size () != w.size () || g.type () != w.type ())
+      return ::testing::AssertionFailure () << "plane " << p << " is " << size_str (g) << ", expected "
+                                            << size_str (w);
+    long differing = 0;
+    int fy = -1, fx = -1;
+    const int row_bytes = g.cols * (int) g.elemSize ();
+    for (int y = 0; y < g.rows; y++) {
+      const uint8_t *a = g.ptr<uint8_t> (y), *b = w.ptr<uint8_t> (y);
+      for (int x = 0; x < row_bytes; x++) {
+        if (a[x] == b[x])
+          continue;
+        if (differing++ == 0) {
+          fy = y;
+          fx = x;
+        }
+      }
+    }
+    if (differing)
+      return ::testing::AssertionFailure () << "plane " << p << ": " << differing << " bytes differ, the first at row "
+                                            << fy << " byte " << fx << ": " << (int) g.ptr<uint8_t> (fy)[fx]
+                                            << ", expected " << (int) w.ptr<uint8_t> (fy)[fx];
+  }
+  return ::testing::AssertionSuccess ();
 }
 
 }  // namespace cvtest

@@ -54,6 +54,7 @@ FaceScore score_faces (const std::vector<cv::Rect> & got, const std::vector<cv::
 struct FaceRun {
   bool ok = false;                 /* an output buffer came */
   cv::Mat out;                     /* plane 0 of the output */
+  std::vector<cv::Mat> planes;     /* every plane of the output (buffer_planes) */
   std::vector<cv::Rect> metas;     /* GstVideoRegionOfInterestMeta of type "face" */
   int other_metas = 0;             /* region metas of other types */
   int messages = 0;                /* "facedetect" element messages */
@@ -67,5 +68,21 @@ FaceRun run_face (const std::string & element, const std::string & in_caps, cons
 FaceRun run_face_rgb (const std::string & element, const cv::Mat & rgb, GstVideoFormat f,
     const char *out_feature = nullptr);
 FaceRun run_face_gray (const std::string & element, const cv::Mat & gray, const char *out_feature = nullptr);
+
+/* The GstVideoRegionOfInterestMeta of type "face" on a buffer, in order;
+ * `others` (may be null) gets the count of region metas of other types. */
+std::vector<cv::Rect> face_metas (GstBuffer * buf, int *others = nullptr);
+
+/* The GstVideoInfo of a caps string (throws when it is not video). */
+GstVideoInfo video_info (const std::string & caps);
+
+/* Every pixel of the boxes the element draws for `faces` on a frame of
+ * `width` x `height` (face_draw.h's borders), in order, repeats kept:
+ * what overlay_matches expects painted. */
+std::vector<cv::Point> box_pixels (const std::vector<cv::Rect> & faces, int width, int height);
+
+/* The same planes (count, sizes, types and every byte); the message
+ * names the first difference. */
+::testing::AssertionResult same_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want);
 
 }  // namespace cvtest

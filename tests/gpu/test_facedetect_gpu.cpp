@@ -6,7 +6,10 @@
  * level asking the policy with that level's size, the list growing past
  * its first capacity, sizes from 1x1 to 4K, and the element: portraits
  * with IoU >= 0.8, iceblock without a face, the LFW known-position mosaic,
- * boxes identical to the CPU backend's, device-memory chains.
+ * boxes identical to the CPU backend's, device-memory chains; NV12, I420,
+ * RGB and BGR input and the `color` overlay byte for byte as the CPU
+ * backend gives them, in system and device memory, one frame held, and
+ * out in nvcodec's memory:CUDAMemory.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/device_fixture.h"
 #include "../common/face_inputs.h"
@@ -21,6 +24,8 @@
 #include "../../cpu/facedetect_cpu.h"
 #include "gstcvmemory.h"
 
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -687,4 +692,445 @@ TEST (FaceGpuElement, BadCascadeOnTheGpuPath)
   ASSERT_FALSE (r.errors.empty ());
   EXPECT_TRUE (r.has_error_containing ("/nonexistent.xml"));
   EXPECT_EQ (r.error_domains[0], GST_RESOURCE_ERROR);
+}
+
+/* ---- new inputs and the colour overlay: the GPU against the CPU backend ---- */
+
+namespace {
+
+struct BufferUnref {
+  void operator() (GstBuffer * b) const { gst_buffer_unref (b); }
+};
+using OwnedBuffer = std::unique_ptr<GstBuffer, BufferUnref>;
+
+/* `caps` (no caps feature) with `feature`, e.g. memory:CudaVisionMemory. */
+std::string
+with_feature (const std::string & caps, const char *feature)
+{
+  const std::string media = "video/x-raw";
+  if (!feature)
+    return caps;
+  return media + "(" + feature + ")" + caps.substr (media.size ());
+}
+
+/* One input of the comparisons: a system-memory frame (copied for each
+ * run), the element's properties (on both backends), and the CPU
+ * backend's output for it. */
+struct NewInput {
+  std::string what;
+  std::string caps;
+  OwnedBuffer frame;
+  std::string props;
+  size_t min_faces;     /* the CPU must find at least these: a frame without faces proves little */
+  FaceRun cpu;
+};
+
+/* The frames of the CPU suite's new-input tests: the portraits in NV12,
+ * I420, RGB and BGR; the astronaut cropped to 511x509 (chroma of odd
+ * sizes, 3-byte rows that end mid-word), as it lies and with every
+ * plane's rows padded by 7 bytes; raw windows (min-neighbors=0: drawn
+ * after collect on the GPU) on a crop whose windows reach the last column
+ * and row; red on every new format; a half-transparent colour on the
+ * alpha and padding layouts; BT.709 caps; draw=false. */
+std::vector<NewInput> &
+new_inputs ()
+{
+  static std::vector<NewInput> inputs;
+  if (!inputs.empty ())
+    return inputs;
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  const cv::Mat odd = astro (cv::Rect (0, 0, 511, 509)).clone ();
+  const cv::Mat corner = astro (cv::Rect (150, 58, 117, 107)).clone ();
+  const GstVideoFormat yuv_rgb[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_BGR };
+  auto add = [&] (const std::string & what, const cv::Mat & rgb, GstVideoFormat f, const std::string & props,
+                 int pad = 0, const char *colorimetry = nullptr) {
+    NewInput in;
+    in.what = what + " " + gst_video_format_to_string (f) + (props.empty () ? "" : " " + props) +
+        (pad ? " rows +" + std::to_string (pad) : "") + (colorimetry ? std::string (" ") + colorimetry : "");
+    in.caps = caps_string (f, rgb.cols, rgb.rows);
+    if (colorimetry)
+      in.caps += std::string (",colorimetry=(string)") + colorimetry;
+    GstBuffer *b = rgb_to_buffer (rgb, f);
+    in.frame.reset (pad ? with_row_padding (b, f, rgb.cols, rgb.rows, pad) : b);
+    in.props = props;
+    in.min_faces = 1;
+    inputs.push_back (std::move (in));
+  };
+  for (GstVideoFormat f : yuv_rgb) {
+    add ("astronaut", astro, f, "");
+    add ("grace_hopper", grace, f, "");
+    add ("511x509", odd, f, "");
+    add ("511x509", odd, f, "", 7);
+    add ("corner", corner, f, "min-neighbors=0");
+    add ("astronaut", astro, f, "color=0xffff0000");
+  }
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+           GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_BGRx })
+    add ("astronaut", astro, f, "color=0x80ff4020");
+  add ("astronaut", astro, GST_VIDEO_FORMAT_NV12, "color=0xffff0000", 0, "bt709");
+  add ("astronaut", astro, GST_VIDEO_FORMAT_NV12, "draw=false");
+  add ("astronaut", astro, GST_VIDEO_FORMAT_RGB, "draw=false");
+  for (NewInput & in : inputs)
+    in.cpu = run_face ("cudafacedetect backend=cpu " + in.props, in.caps, in.caps, gst_buffer_copy_deep (in.frame.get ()));
+  return inputs;
+}
+
+/* `in` through "cudafacedetect backend=cuda `extra` `props`", out in
+ * `out_feature` (null: system memory): the CPU backend's faces, and every
+ * byte of every plane the CPU backend's. */
+void
+expect_gpu_equals_cpu (const NewInput & in, const std::string & extra, const char *out_feature)
+{
+  SCOPED_TRACE (in.what + (extra.empty () ? "" : ", " + extra) + (out_feature ? std::string (", ") + out_feature : ""));
+  ASSERT_TRUE (in.cpu.ok);
+  ASSERT_GE (in.cpu.metas.size (), in.min_faces);
+  const FaceRun gpu = run_face ("cudafacedetect backend=cuda " + extra + " " + in.props, in.caps,
+      with_feature (in.caps, out_feature), gst_buffer_copy_deep (in.frame.get ()));
+  ASSERT_TRUE (gpu.ok);
+  EXPECT_TRUE (same_rects (gpu.metas, in.cpu.metas)) << rects_str (gpu.metas) << " vs CPU "
+                                                     << rects_str (in.cpu.metas);
+  EXPECT_TRUE (same_planes (gpu.planes, in.cpu.planes));
+  EXPECT_EQ (gpu.messages, 1);
+  EXPECT_TRUE (same_rects (gpu.msg_faces, gpu.metas));
+}
+
+/* What an appsink received: a buffer's faces, its planes (mapped on the
+ * host while the pipeline plays) and its memory. */
+struct SinkFrame {
+  std::vector<cv::Rect> metas;
+  std::vector<cv::Mat> planes;
+  bool cuda_memory = false;  /* nvcodec's GstCudaMemory */
+  bool cv_memory = false;    /* ours */
+};
+
+/* `frames` (system memory, of `caps`; taken) pushed from an appsrc
+ * through `chain` into an appsink, then EOS, in the shared CUDA context:
+ * what came out, in order. With `latency`, the elements named "u" and
+ * "e" in `chain` answer a latency query once the first frame is out
+ * (their answers' minimums, upstream's included). */
+std::vector<SinkFrame>
+run_appsrc (const std::string & chain, const std::string & caps, std::vector<GstBuffer *> frames, std::string * error,
+    std::pair<GstClockTime, GstClockTime> * latency = nullptr)
+{
+  std::vector<SinkFrame> out;
+  const std::string desc = "appsrc name=src format=time ! " + chain + " ! appsink name=out sync=false";
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (desc.c_str (), &err);
+  if (!pipe || err) {
+    *error = "cannot build " + desc + ": " + (err ? err->message : "");
+    g_clear_error (&err);
+    if (pipe)
+      gst_object_unref (pipe);
+    for (GstBuffer *b : frames)
+      gst_buffer_unref (b);
+    return out;
+  }
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  g_object_set (src, "caps", c, nullptr);
+  gst_caps_unref (c);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (size_t i = 0; i < frames.size (); i++) {
+    GST_BUFFER_PTS (frames[i]) = gst_util_uint64_scale (i, GST_SECOND, 30);
+    GST_BUFFER_DURATION (frames[i]) = GST_SECOND / 30;
+    gst_app_src_push_buffer (GST_APP_SRC (src), frames[i]);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  auto min_latency = [&] (const char *name) {
+    GstClockTime min = GST_CLOCK_TIME_NONE;
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+    if (!e)
+      return min;
+    GstPad *pad = gst_element_get_static_pad (e, "src");
+    GstQuery *q = gst_query_new_latency ();
+    if (gst_pad_query (pad, q))
+      gst_query_parse_latency (q, nullptr, &min, nullptr);
+    gst_query_unref (q);
+    gst_object_unref (pad);
+    gst_object_unref (e);
+    return min;
+  };
+  while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND)) {
+    GstBuffer *b = gst_sample_get_buffer (s);
+    SinkFrame f;
+    f.metas = face_metas (b);
+    f.planes = buffer_planes (b, gst_sample_get_caps (s));
+    f.cuda_memory = gst_is_cuda_memory (gst_buffer_peek_memory (b, 0));
+    f.cv_memory = gst_is_cv_memory (gst_buffer_peek_memory (b, 0));
+    out.push_back (std::move (f));
+    gst_sample_unref (s);
+    if (latency && out.size () == 1)
+      *latency = { min_latency ("u"), min_latency ("e") };
+  }
+  GstBus *bus = gst_element_get_bus (pipe);
+  if (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+    GError *e = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (m, &e, &dbg);
+    *error = std::string (e->message) + " | " + (dbg ? dbg : "");
+    g_clear_error (&e);
+    g_free (dbg);
+    gst_message_unref (m);
+  } else if (!gst_app_sink_is_eos (GST_APP_SINK (sink))) {
+    *error = "no EOS within 60 s";
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* Frames of one size for the pipelines: the portraits, the first again
+ * (a frame whose results are not the one before's). */
+struct Stream {
+  std::string caps;
+  std::vector<OwnedBuffer> frames;
+  std::vector<FaceRun> cpu;  /* the CPU backend's output for each */
+};
+
+Stream
+make_stream (const std::vector<cv::Mat> & rgb, GstVideoFormat f, const std::string & props)
+{
+  Stream s;
+  s.caps = caps_string (f, rgb[0].cols, rgb[0].rows);
+  for (const cv::Mat & m : rgb) {
+    s.frames.emplace_back (rgb_to_buffer (m, f));
+    s.cpu.push_back (run_face ("cudafacedetect backend=cpu " + props, s.caps, s.caps,
+        gst_buffer_copy_deep (s.frames.back ().get ())));
+  }
+  return s;
+}
+
+std::vector<GstBuffer *>
+copies (const Stream & s)
+{
+  std::vector<GstBuffer *> v;
+  for (const OwnedBuffer & b : s.frames)
+    v.push_back (gst_buffer_copy_deep (b.get ()));
+  return v;
+}
+
+/* Each frame out as the CPU backend's, in order: its bytes, and its faces
+ * unless `metas` is false (an element downstream dropped them). */
+void
+expect_stream_equals_cpu (const std::vector<SinkFrame> & out, const Stream & s, bool metas = true)
+{
+  ASSERT_EQ (out.size (), s.cpu.size ());
+  for (size_t i = 0; i < out.size (); i++) {
+    SCOPED_TRACE ("frame " + std::to_string (i));
+    ASSERT_TRUE (s.cpu[i].ok);
+    EXPECT_FALSE (s.cpu[i].metas.empty ());
+    if (metas) {
+      EXPECT_TRUE (same_rects (out[i].metas, s.cpu[i].metas)) << rects_str (out[i].metas) << " vs CPU "
+                                                              << rects_str (s.cpu[i].metas);
+    }
+    EXPECT_TRUE (same_planes (out[i].planes, s.cpu[i].planes));
+  }
+}
+
+bool
+have_element (const char *name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+}  // namespace
+
+/* System memory in and out: the CPU backend's faces and bytes for every
+ * new input (the luma read in place, the chroma copied on the device, the
+ * boxes drawn after collect on YUV and on 3-byte RGB, in the frame graph
+ * on 4-byte RGB). */
+TEST (FaceGpuElement, NewInputsMatchTheCpuBackend)
+{
+  REQUIRE_CASCADES ();
+  for (const NewInput & in : new_inputs ())
+    expect_gpu_equals_cpu (in, "", nullptr);
+}
+
+/* The same in every block-sizing mode, for the portraits' new formats. */
+TEST (FaceGpuElement, NewInputsMatchTheCpuBackendInEveryBlockSizingMode)
+{
+  REQUIRE_CASCADES ();
+  for (const NewInput & in : new_inputs ()) {
+    if (in.props.empty () && in.what.rfind ("511x509", 0) != 0 && in.what.rfind ("corner", 0) != 0) {
+      for (const char *mode : kBlockSizingModes)
+        expect_gpu_equals_cpu (in, mode, nullptr);
+    }
+  }
+}
+
+/* Device memory out (memory:CudaVisionMemory), mapped on the host here. */
+TEST (FaceGpuElement, NewInputsToDeviceMemory)
+{
+  REQUIRE_CASCADES ();
+  for (const NewInput & in : new_inputs ())
+    expect_gpu_equals_cpu (in, "", GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+}
+
+/* latency-frames=1 with device memory on both pads (an upstream
+ * cudafacedetect draw=false passes the frames on unchanged, on the
+ * device): each frame leaves with its own faces and its boxes drawn when
+ * the next is queued (after collect on YUV and 3-byte RGB), the bytes the
+ * CPU backend's; the element answers one frame more latency than
+ * upstream, so the frames really were held. */
+TEST (FaceGpuElement, NewInputsHeldOneFrame)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  ASSERT_EQ (astro.size (), grace.size ());
+  const cv::Mat astro_odd = astro (cv::Rect (0, 0, 511, 509)).clone ();
+  const cv::Mat grace_odd = grace (cv::Rect (1, 3, 511, 509)).clone ();
+  const cv::Mat corner = astro (cv::Rect (150, 58, 117, 107)).clone ();
+  struct Case {
+    std::vector<cv::Mat> rgb;
+    GstVideoFormat format;
+    const char *props;
+  };
+  const Case cases[] = {
+    { { astro, grace, astro }, GST_VIDEO_FORMAT_NV12, "color=0xffff0000" },
+    { { astro, grace, astro }, GST_VIDEO_FORMAT_I420, "color=0xffff0000" },
+    { { astro, grace, astro }, GST_VIDEO_FORMAT_RGB, "color=0xffff0000" },
+    { { astro, grace, astro }, GST_VIDEO_FORMAT_BGR, "" },
+    { { astro, grace, astro }, GST_VIDEO_FORMAT_ARGB, "color=0x80ff4020" },
+    { { astro_odd, grace_odd }, GST_VIDEO_FORMAT_NV12, "" },
+    { { astro_odd, grace_odd }, GST_VIDEO_FORMAT_RGB, "" },
+    { { corner, corner }, GST_VIDEO_FORMAT_I420, "min-neighbors=0" },
+  };
+  for (const Case & k : cases) {
+    const Stream s = make_stream (k.rgb, k.format, k.props);
+    SCOPED_TRACE (s.caps + " " + k.props);
+    std::string error;
+    std::pair<GstClockTime, GstClockTime> latency { GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE };
+    const std::vector<SinkFrame> out = run_appsrc ("cudafacedetect name=u backend=cuda draw=false post-messages=false ! "
+                                                   "cudafacedetect name=e backend=cuda latency-frames=1 " +
+            std::string (k.props) + " ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION ")",
+        s.caps, copies (s), &error, &latency);
+    ASSERT_EQ (error, "");
+    expect_stream_equals_cpu (out, s);
+    for (const SinkFrame & f : out)
+      EXPECT_TRUE (f.cv_memory);
+    ASSERT_TRUE (GST_CLOCK_TIME_IS_VALID (latency.first) && GST_CLOCK_TIME_IS_VALID (latency.second));
+    EXPECT_EQ (latency.second - latency.first, gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  }
+}
+
+/* memory:CUDAMemory out from system memory in: the buffers hold nvcodec's
+ * GstCudaMemory, their bytes (mapped on the host) the CPU backend's; one
+ * upload of ours a frame at the input edge and no download (the frames
+ * leave on the device). */
+TEST (FaceGpuElement, CudaMemoryOut)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+           GST_VIDEO_FORMAT_RGBA }) {
+    const Stream s = make_stream ({ astro, grace }, f, "color=0xffff0000");
+    SCOPED_TRACE (s.caps);
+    std::string error;
+    gst_cv_transfer_counts_reset ();
+    const std::vector<SinkFrame> out = run_appsrc (std::string ("cudafacedetect backend=cuda color=0xffff0000 ! "
+                                                                "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=") +
+            gst_video_format_to_string (f),
+        s.caps, copies (s), &error);
+    guint64 up = 0, down = 0;
+    gst_cv_transfer_counts (&up, &down);
+    ASSERT_EQ (error, "");
+    expect_stream_equals_cpu (out, s);
+    for (const SinkFrame & fr : out)
+      EXPECT_TRUE (fr.cuda_memory);
+    EXPECT_EQ (up, (guint64) s.frames.size ());
+    EXPECT_EQ (down, 0u);
+  }
+}
+
+/* Device frames in (an upstream cudafacedetect draw=false, which does the
+ * one upload a frame at the edge), memory:CUDAMemory out: no transfer
+ * beyond that upload. */
+TEST (FaceGpuElement, CudaMemoryOutFromDeviceFrames)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB }) {
+    const Stream s = make_stream ({ astro, grace, astro }, f, "");
+    SCOPED_TRACE (s.caps);
+    std::string error;
+    gst_cv_transfer_counts_reset ();
+    const std::vector<SinkFrame> out = run_appsrc (
+        std::string ("cudafacedetect backend=cuda draw=false post-messages=false ! "
+                     "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION ") ! cudafacedetect backend=cuda ! "
+                     "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=") +
+            gst_video_format_to_string (f),
+        s.caps, copies (s), &error);
+    guint64 up = 0, down = 0;
+    gst_cv_transfer_counts (&up, &down);
+    ASSERT_EQ (error, "");
+    expect_stream_equals_cpu (out, s);
+    for (const SinkFrame & fr : out)
+      EXPECT_TRUE (fr.cuda_memory);
+    EXPECT_EQ (up, (guint64) s.frames.size ());
+    EXPECT_EQ (down, 0u);
+  }
+}
+
+/* nvcodec's own elements on both sides: cudaupload's GstCudaMemory in,
+ * ours of GstCudaMemory out to cudadownload (each part where nvcodec has
+ * the element). From cudaupload no transfer of ours at all. cudadownload
+ * (a GstBaseTransform) drops the region metas, whose tags say video, so
+ * only the bytes are compared after it. */
+TEST (FaceGpuElement, CudaMemoryWithNvcodecElements)
+{
+  REQUIRE_CASCADES ();
+  const bool up_ok = have_element ("cudaupload"), down_ok = have_element ("cudadownload");
+  if (!up_ok && !down_ok)
+    GTEST_SKIP () << "nvcodec's cudaupload and cudadownload are not available";
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_BGR }) {
+    const std::string format = gst_video_format_to_string (f);
+    const Stream s = make_stream ({ astro, grace }, f, "color=0xffff0000");
+    SCOPED_TRACE (s.caps);
+    const std::string cuda = "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=" + format;
+    if (down_ok) {
+      SCOPED_TRACE ("through cudadownload");
+      std::string error;
+      const std::vector<SinkFrame> out = run_appsrc ("cudafacedetect backend=cuda color=0xffff0000 ! " + cuda +
+              " ! cudadownload ! video/x-raw,format=" + format,
+          s.caps, copies (s), &error);
+      ASSERT_EQ (error, "");
+      expect_stream_equals_cpu (out, s, false);
+    } else {
+      std::printf ("[ skipped  ] cudadownload: nvcodec's element is not available\n");
+    }
+    if (up_ok) {
+      SCOPED_TRACE ("from cudaupload");
+      std::string error;
+      gst_cv_transfer_counts_reset ();
+      const std::vector<SinkFrame> out = run_appsrc ("cudaupload ! " + cuda + " ! cudafacedetect backend=cuda "
+                                                     "color=0xffff0000 ! " + cuda,
+          s.caps, copies (s), &error);
+      guint64 up = 0, down = 0;
+      gst_cv_transfer_counts (&up, &down);
+      ASSERT_EQ (error, "");
+      expect_stream_equals_cpu (out, s);
+      for (const SinkFrame & fr : out)
+        EXPECT_TRUE (fr.cuda_memory);
+      EXPECT_EQ (up, 0u);
+      EXPECT_EQ (down, 0u);
+    } else {
+      std::printf ("[ skipped  ] cudaupload: nvcodec's element is not available\n");
+    }
+  }
 }

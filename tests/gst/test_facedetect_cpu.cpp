@@ -5,13 +5,16 @@
 #include "../common/face_ref.h"
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
+#include "../common/overlay_check.h"
 #include "../common/temp_file.h"
 
 #include "../../cuda/face/face_draw.h"
 
+#include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace cvtest;
@@ -24,6 +27,53 @@ using namespace cvtest;
 
 static const GstVideoFormat kColour[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx };
+
+/* The luma the element is to search, from the input's own bytes: the Y
+ * plane of NV12 and I420 as it lies, cv::cvtColor's RGB2GRAY of the R, G
+ * and B bytes of packed RGB (wherever the layout has them). */
+static cv::Mat
+input_luma (const std::vector<cv::Mat> & planes, const GstVideoInfo * info)
+{
+  const GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
+  if (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420 || f == GST_VIDEO_FORMAT_GRAY8)
+    return planes[0];
+  cv::Mat rgb (info->height, info->width, CV_8UC3), gray;
+  const int from_to[] = { (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R), 0,
+    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G), 1,
+    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B), 2 };
+  cv::mixChannels (&planes[0], 1, &rgb, 1, from_to, 3);
+  cv::cvtColor (rgb, gray, cv::COLOR_RGB2GRAY);
+  return gray;
+}
+
+/* One frame `in` of `caps` through "cudafacedetect backend=cpu `props`":
+ * its faces are OpenCV's on the luma of the input's own bytes (`faces` of
+ * them: a frame without any would prove nothing), and every plane of the
+ * output is the input's but for exactly the borders of those faces,
+ * painted in `argb` (nothing painted when `drawn` is false); OpenCV
+ * with `min_neighbors` as the props give it. */
+static void
+check_faces_and_boxes (const std::string & props, GstBuffer * in, const std::string & caps, guint32 argb,
+    size_t faces, bool drawn = true, int min_neighbors = 3)
+{
+  const GstVideoInfo info = video_info (caps);
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  const std::vector<cv::Mat> in_planes = buffer_planes (in, c);
+  gst_caps_unref (c);
+  const std::vector<cv::Rect> ref = opencv_faces (input_luma (in_planes, &info), kDefaultCascade, 1.1, min_neighbors);
+  if (ref.size () != faces) {
+    gst_buffer_unref (in);
+    FAIL () << "OpenCV found " << rects_str (ref) << ", the test expects " << faces;
+  }
+  const FaceRun r = run_face ("cudafacedetect backend=cpu " + props, caps, caps, in);
+  ASSERT_TRUE (r.ok);
+  EXPECT_TRUE (same_rects (r.metas, ref)) << rects_str (r.metas) << " vs OpenCV " << rects_str (ref);
+  const std::vector<cv::Point> painted = drawn ? box_pixels (ref, info.width, info.height) : std::vector<cv::Point> ();
+  EXPECT_TRUE (overlay_matches (in_planes, r.planes, &info, argb, painted));
+}
+
+/* The portraits, each with one face. */
+static const char *kPortraits[] = { "astronaut.png", "grace_hopper.jpg" };
 
 /* The face of each portrait, on every input format, as OpenCV finds it. */
 TEST (FaceDetectCpu, PortraitsMatchOpenCV)
@@ -352,4 +402,265 @@ TEST (FaceDetectCpu, RunsInAPipeline)
   const BusResult n = run_pipeline ("videotestsrc num-buffers=3 ! video/x-raw,format=YUY2 ! cudafacedetect backend=cpu ! "
                                     "fakesink");
   EXPECT_FALSE (n.eos);
+}
+
+/* NV12 and I420 are searched on their Y plane where it lies: the faces
+ * are OpenCV's on that plane (not on a conversion of the picture), the
+ * boxes are painted on the luma and on the chroma samples over it, the
+ * rest of all three (two) planes passes through; draw=false changes no
+ * byte. */
+TEST (FaceDetectCpu, Yuv420InputsSearchTheirYPlane)
+{
+  REQUIRE_CASCADES ();
+  for (const char *name : kPortraits) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      SCOPED_TRACE (std::string (name) + " " + gst_video_format_to_string (f));
+      const std::string caps = caps_string (f, rgb.cols, rgb.rows);
+      check_faces_and_boxes ("", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1);
+      check_faces_and_boxes ("draw=false", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1, false);
+    }
+  }
+}
+
+/* Odd sizes (the last chroma column and row cover one luma column and
+ * row) and rows padded by an odd number of bytes in every plane (the
+ * video meta's strides, not the caps' defaults). */
+TEST (FaceDetectCpu, Yuv420OddSizesAndPaddedRows)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat odd = astro (cv::Rect (0, 0, 511, 509)).clone ();
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    SCOPED_TRACE (gst_video_format_to_string (f));
+    const std::string caps = caps_string (f, odd.cols, odd.rows);
+    check_faces_and_boxes ("", rgb_to_buffer (odd, f), caps, cudavision::kFaceBoxColor, 1);
+    check_faces_and_boxes ("", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7), caps,
+        cudavision::kFaceBoxColor, 1);
+    check_faces_and_boxes ("draw=false", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7), caps,
+        cudavision::kFaceBoxColor, 1, false);
+    /* Boxes on the last column and row: with min-neighbors=0 every raw
+     * window is a face, and in this crop around the face some end at the
+     * frame's right and bottom edges, which the last chroma column and
+     * row (half samples) cover alone. */
+    const cv::Mat corner = astro (cv::Rect (150, 58, 117, 107)).clone ();
+    GstBuffer *in = rgb_to_buffer (corner, f);
+    const std::string corner_caps = caps_string (f, corner.cols, corner.rows);
+    GstCaps *c = gst_caps_from_string (corner_caps.c_str ());
+    const std::vector<cv::Rect> raw = opencv_faces (buffer_planes (in, c)[0], kDefaultCascade, 1.1, 0);
+    gst_caps_unref (c);
+    const bool reaches = std::any_of (raw.begin (), raw.end (), [&] (const cv::Rect & r) {
+      return r.x + r.width == corner.cols && r.y + r.height == corner.rows;
+    });
+    if (!reaches) {
+      gst_buffer_unref (in);
+      FAIL () << "no raw window reaches the corner: " << rects_str (raw);
+    }
+    check_faces_and_boxes ("min-neighbors=0", in, corner_caps, cudavision::kFaceBoxColor, raw.size (), true, 0);
+  }
+}
+
+/* gst-plugins-bad facedetect's formats, 3 bytes a pixel: the faces are
+ * OpenCV's on cv::cvtColor's luma, the boxes painted on R, G and B. */
+TEST (FaceDetectCpu, RgbAndBgrInputs)
+{
+  REQUIRE_CASCADES ();
+  for (const char *name : kPortraits) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR }) {
+      SCOPED_TRACE (std::string (name) + " " + gst_video_format_to_string (f));
+      const std::string caps = caps_string (f, rgb.cols, rgb.rows);
+      check_faces_and_boxes ("", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1);
+      check_faces_and_boxes ("draw=false", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1, false);
+    }
+  }
+  /* an odd width with rows padded by an odd number of bytes: no row
+   * starts on a word */
+  const cv::Mat odd = load_rgb (data_path ("astronaut.png")) (cv::Rect (0, 0, 511, 509)).clone ();
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR }) {
+    SCOPED_TRACE (std::string ("511x509 padded ") + gst_video_format_to_string (f));
+    check_faces_and_boxes ("", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7),
+        caps_string (f, odd.cols, odd.rows), cudavision::kFaceBoxColor, 1);
+  }
+}
+
+/* `color`: the default is textoverlay's notation of opaque green; red on
+ * packed RGB and on 4:2:0 YUV; on every packed layout a half-transparent
+ * colour writes its alpha into an alpha byte and leaves a padding byte
+ * (noise from rgb_to_buffer) as it came. */
+TEST (FaceDetectCpu, ColorProperty)
+{
+  REQUIRE_CASCADES ();
+  GstElement *e = gst_element_factory_make ("cudafacedetect", nullptr);
+  ASSERT_NE (e, nullptr);
+  guint color = 0;
+  g_object_get (e, "color", &color, nullptr);
+  EXPECT_EQ (color, 0xff00ff00u);
+  g_object_set (e, "color", 0x80123456u, nullptr);
+  g_object_get (e, "color", &color, nullptr);
+  EXPECT_EQ (color, 0x80123456u);
+  gst_object_unref (e);
+
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB }) {
+    SCOPED_TRACE (std::string ("red on ") + gst_video_format_to_string (f));
+    check_faces_and_boxes ("color=0xffff0000", rgb_to_buffer (rgb, f), caps_string (f, rgb.cols, rgb.rows),
+        0xffff0000u, 1);
+  }
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB,
+           GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB,
+           GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR }) {
+    SCOPED_TRACE (std::string ("0x80ff4020 on ") + gst_video_format_to_string (f));
+    check_faces_and_boxes ("color=0x80ff4020", rgb_to_buffer (rgb, f), caps_string (f, rgb.cols, rgb.rows),
+        0x80ff4020u, 1);
+  }
+  /* the alpha byte is the colour's, not opaque: read back literally */
+  const FaceRun r = run_face_rgb ("cudafacedetect backend=cpu color=0x80ff4020", rgb, GST_VIDEO_FORMAT_RGBA);
+  ASSERT_EQ (r.metas.size (), 1u);
+  EXPECT_EQ (r.out.at<cv::Vec4b> (r.metas[0].y, r.metas[0].x), cv::Vec4b (0xff, 0x40, 0x20, 0x80));
+}
+
+/* Red on NV12 in the bytes of the caps' colorimetry (the standards'
+ * values, 8 bits, rounded): no colorimetry in the caps means GStreamer's
+ * default for the size (BT.601 at 512 lines, BT.709 above 576), and the
+ * caps' own colorimetry wins over it. */
+TEST (FaceDetectCpu, YuvColourFollowsTheColorimetry)
+{
+  REQUIRE_CASCADES ();
+  struct Case {
+    const char *image;       /* the astronaut, or "tall": with 128 rows more */
+    const char *colorimetry; /* appended to the caps, or none */
+    std::vector<uint8_t> yuv;
+  };
+  const Case cases[] = {
+    { "astronaut.png", nullptr, { 81, 90, 240 } },         /* 512 lines: BT.601, 16-235 */
+    { "tall", nullptr, { 63, 102, 240 } },                 /* 640 lines: BT.709 */
+    { "astronaut.png", "bt709", { 63, 102, 240 } },
+    { "astronaut.png", "1:4:0:0", { 76, 85, 255 } },       /* BT.601, 0-255 */
+  };
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  cv::Mat tall;
+  cv::copyMakeBorder (astro, tall, 0, 128, 0, 0, cv::BORDER_CONSTANT, cv::Scalar (128, 128, 128));
+  for (const Case & k : cases) {
+    const cv::Mat & rgb = std::string (k.image) == "tall" ? tall : astro;
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      std::string caps = caps_string (f, rgb.cols, rgb.rows);
+      if (k.colorimetry)
+        caps += std::string (",colorimetry=(string)") + k.colorimetry;
+      SCOPED_TRACE (caps);
+      const GstVideoInfo info = video_info (caps);
+      EXPECT_EQ (overlay_color_bytes (&info, 0xffff0000u), k.yuv);
+      check_faces_and_boxes ("color=0xffff0000", rgb_to_buffer (rgb, f), caps, 0xffff0000u, 1);
+    }
+  }
+}
+
+/* The drop-in for gst-plugins-bad's facedetect, whose only formats are
+ * RGB and BGR: the same launch line reaches EOS, and the frame comes out
+ * with the face boxed in green. */
+TEST (FaceDetectCpu, DropInForFacedetectOnRgbAndBgr)
+{
+  REQUIRE_CASCADES ();
+  const std::string src = "filesrc location=" + data_path ("astronaut.png") + " ! pngdec ! videoconvert ! ";
+  for (const char *format : { "RGB", "BGR" }) {
+    SCOPED_TRACE (format);
+    const BusResult r = run_pipeline (src + "video/x-raw,format=" + format +
+        " ! cudafacedetect backend=cpu ! videoconvert ! fakesink");
+    EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
+    EXPECT_TRUE (r.errors.empty ());
+  }
+  /* load_rgb decodes the same way: the input's bytes */
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  const std::vector<cv::Mat> out = pull_all (src + "video/x-raw,format=RGB ! cudafacedetect backend=cpu ! "
+                                                   "video/x-raw,format=RGB ! appsink name=out sync=false");
+  ASSERT_EQ (out.size (), 1u);
+  const std::vector<cv::Rect> ref = opencv_faces (to_gray (rgb));
+  ASSERT_EQ (ref.size (), 1u);
+  const GstVideoInfo info = video_info (caps_string (GST_VIDEO_FORMAT_RGB, rgb.cols, rgb.rows));
+  EXPECT_TRUE (overlay_matches ({ rgb }, out, &info, cudavision::kFaceBoxColor, box_pixels (ref, rgb.cols, rgb.rows)));
+}
+
+/* Formats outside the templates are refused at negotiation: the sink
+ * pad does not accept their caps, and a frame pushed after them gets
+ * not-negotiated, rather than being read as bytes
+ * of another format. (In a launch line the link itself fails first, as
+ * RunsInAPipeline's YUY2 shows.) */
+TEST (FaceDetectCpu, RefusedFormatsAreNotNegotiated)
+{
+  for (const char *format : { "YUY2", "NV21", "Y444", "GRAY16_LE", "RGB16" }) {
+    SCOPED_TRACE (format);
+    GstElement *e = gst_parse_launch ("cudafacedetect backend=cpu", nullptr);
+    ASSERT_NE (e, nullptr);
+    GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+    GstPad *sink = gst_element_get_static_pad (e, "sink");
+    gst_object_unref (e);
+    GstCaps *caps = gst_caps_from_string ((std::string ("video/x-raw,format=") + format +
+        ",width=64,height=48,framerate=30/1").c_str ());
+    GstVideoInfo info;
+    ASSERT_TRUE (gst_video_info_from_caps (&info, caps));
+    EXPECT_FALSE (gst_pad_query_accept_caps (sink, caps));
+    /* sticky: stored on the harness's pad whatever the element says; the
+     * refusal shows at the frame */
+    gst_pad_push_event (h->srcpad, gst_event_new_caps (caps));
+    GstSegment segment;
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    gst_pad_push_event (h->srcpad, gst_event_new_segment (&segment));
+    EXPECT_EQ (gst_harness_push (h, gst_buffer_new_allocate (nullptr, info.size, nullptr)), GST_FLOW_NOT_NEGOTIATED);
+    EXPECT_EQ (gst_harness_buffers_received (h), 0u);
+    gst_caps_unref (caps);
+    gst_object_unref (sink);
+    gst_harness_teardown (h);
+  }
+}
+
+/* New caps mid-stream through one element instance: RGBA, NV12 (another
+ * size), RGBA again, I420, BGR. Each frame's faces are OpenCV's on its own
+ * luma and its boxes are painted in its own format, the colour converted
+ * for each. */
+TEST (FaceDetectCpu, RenegotiatesMidStream)
+{
+  REQUIRE_CASCADES ();
+  const cv::Mat astro = load_rgb (data_path ("astronaut.png"));
+  const cv::Mat grace = load_rgb (data_path ("grace_hopper.jpg"));
+  struct Step {
+    const cv::Mat *rgb;
+    GstVideoFormat format;
+  };
+  const Step steps[] = { { &astro, GST_VIDEO_FORMAT_RGBA }, { &grace, GST_VIDEO_FORMAT_NV12 },
+    { &astro, GST_VIDEO_FORMAT_RGBA }, { &astro, GST_VIDEO_FORMAT_I420 }, { &grace, GST_VIDEO_FORMAT_BGR } };
+  const guint32 argb = 0xff2040ffu;
+  GstElement *e = gst_parse_launch ("cudafacedetect backend=cpu color=0xff2040ff", nullptr);
+  ASSERT_NE (e, nullptr);
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=(string){ RGBA, NV12, I420, BGR }");
+  for (size_t i = 0; i < G_N_ELEMENTS (steps); i++) {
+    const Step & s = steps[i];
+    const std::string caps = caps_string (s.format, s.rgb->cols, s.rgb->rows);
+    SCOPED_TRACE ("frame " + std::to_string (i) + ": " + caps);
+    gst_harness_set_src_caps_str (h, caps.c_str ());
+    GstBuffer *in = rgb_to_buffer (*s.rgb, s.format);
+    const GstVideoInfo info = video_info (caps);
+    GstCaps *c = gst_caps_from_string (caps.c_str ());
+    const std::vector<cv::Mat> in_planes = buffer_planes (in, c);
+    const std::vector<cv::Rect> ref = opencv_faces (input_luma (in_planes, &info));
+    EXPECT_EQ (ref.size (), 1u) << rects_str (ref);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    if (!out) {
+      gst_caps_unref (c);
+      ADD_FAILURE () << "no output";
+      break;
+    }
+    GstCaps *now = gst_pad_get_current_caps (h->sinkpad);
+    ASSERT_NE (now, nullptr);
+    EXPECT_TRUE (gst_caps_is_equal (now, c)) << "output caps " << gst_caps_to_string (now);
+    gst_caps_unref (now);
+    EXPECT_TRUE (same_rects (face_metas (out), ref)) << rects_str (face_metas (out)) << " vs OpenCV "
+                                                     << rects_str (ref);
+    EXPECT_TRUE (overlay_matches (in_planes, buffer_planes (out, c), &info, argb,
+        box_pixels (ref, info.width, info.height)));
+    gst_caps_unref (c);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
 }

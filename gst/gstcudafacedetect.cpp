@@ -105,9 +105,12 @@ struct FaceSettings : FaceFrameSettings {
 };
 
 /* A frame whose faces are not on its buffer yet: the GPU detector that
- * holds its list (still to collect), or the faces themselves. */
+ * holds its list (still to collect) with the settings the frame was
+ * processed with (a held frame's boxes are drawn as its graph would have
+ * drawn them, whatever changed since), or the faces themselves. */
 struct FacePending {
   cudavision::FaceDetector *gpu = nullptr;
+  FaceFrameSettings settings;
   std::vector<cudavision::FaceRect> faces;
 };
 
@@ -293,7 +296,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   if (hold) {
     /* finish_frame collects the list, and draws the boxes on the held
      * output, once the next frame is queued */
-    fr.pending.push ({ &detector, {} });
+    fr.pending.push ({ &detector, s, {} });
     return GST_FLOW_OK;
   }
 
@@ -308,7 +311,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   if (draw && !result.drawn)
     ret = gst_cv_base_filter_check (base, detector.draw (canvas, result.faces, policy, stream), "box drawing");
   if (ret == GST_FLOW_OK)
-    fr.pending.push ({ nullptr, std::move (result.faces) });
+    fr.pending.push ({ nullptr, s, std::move (result.faces) });
   return ret;
 }
 
@@ -388,7 +391,7 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
   if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
   if (frame.gpu) {
-    GstFlowReturn ret = collect_held (self, *frame.gpu, s, outbuf, &frame.faces);
+    GstFlowReturn ret = collect_held (self, *frame.gpu, frame.settings, outbuf, &frame.faces);
     if (ret != GST_FLOW_OK)
       return ret;
   }

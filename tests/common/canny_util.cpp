@@ -66,11 +66,14 @@ canny_blur_ksize (double sigma)
 cv::Mat
 opencv_canny (const cv::Mat & gray, const CannyCase & c, double blur_sigma)
 {
-  cv::Mat src = gray, out;
+  /* a new Mat for the blur: one sharing `gray`'s pixels would be blurred
+   * in place, and the caller's frame with it */
+  cv::Mat src, out;
   const int k = canny_blur_ksize (blur_sigma);
-  if (k) {
+  if (k)
     cv::GaussianBlur (gray, src, cv::Size (k, k), blur_sigma, blur_sigma, cv::BORDER_REFLECT_101);
-  }
+  else
+    src = gray;
   cv::Canny (src, out, c.low, c.high, c.aperture, c.l2);
   return out;
 }
@@ -168,6 +171,60 @@ checkerboard (int w, int h, int cell)
     for (int x = 0; x < w; x++)
       m.at<uint8_t> (y, x) = ((x / cell + y / cell) % 2) ? 255 : 0;
   return m;
+}
+
+BusResult
+run_with_sink_caps (const std::string & description, const std::string & sink_caps, int timeout_s)
+{
+  BusResult r;
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (description.c_str (), &err);
+  if (err) {
+    r.errors.push_back (std::string ("parse: ") + err->message);
+    g_clear_error (&err);
+  }
+  if (!pipe || !r.errors.empty ()) {
+    if (pipe)
+      gst_object_unref (pipe);
+    return r;
+  }
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  if (!sink) {
+    r.errors.push_back ("no element named out in " + description);
+    gst_object_unref (pipe);
+    return r;
+  }
+  GstCaps *caps = gst_caps_from_string (sink_caps.c_str ());
+  /* nobody pulls: the sink must not hold EOS back until its queue is read */
+  g_object_set (sink, "caps", caps, "wait-on-eos", FALSE, nullptr);
+  gst_caps_unref (caps);
+  gst_object_unref (sink);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, (GstClockTime) timeout_s * GST_SECOND,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (!m) {
+    r.errors.push_back ("timeout");
+  } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+    r.eos = true;
+  } else {
+    GError *e = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (m, &e, &dbg);
+    r.errors.push_back (std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " +
+        (dbg ? dbg : ""));
+    r.error_domains.push_back (e->domain);
+    g_clear_error (&e);
+    g_free (dbg);
+  }
+  if (m)
+    gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return r;
 }
 
 }  // namespace cvtest

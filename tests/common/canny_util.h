@@ -2,6 +2,8 @@
  * the CPU and GPU suites. */
 #pragma once
 
+#include "test_util.h"
+
 #include <gst/gst.h>
 #include <opencv2/core.hpp>
 
@@ -65,5 +67,11 @@ SnakeFrame snake_frame (int w, int h, uint64_t seed);
 
 /* Alternating 0 / 255 squares of `cell` pixels: edges everywhere. */
 cv::Mat checkerboard (int w, int h, int cell);
+
+/* Runs a gst-launch description ending in "appsink name=out" whose caps
+ * are set to `sink_caps` after the pipeline is linked (gst_parse_launch
+ * would refuse the link itself: caps a sink asks for at run time), to EOS
+ * or error. What GRAY8 elements say to a consumer of memory:CUDAMemory. */
+BusResult run_with_sink_caps (const std::string & description, const std::string & sink_caps, int timeout_s = 60);
 
 }  // namespace cvtest

@@ -27,16 +27,27 @@ namespace cvtest {
 const std::vector<EdgeElement> &
 edge_elements ()
 {
+  constexpr GstVideoFormat GRAY8 = GST_VIDEO_FORMAT_GRAY8, RGBA = GST_VIDEO_FORMAT_RGBA, NV12 = GST_VIDEO_FORMAT_NV12;
   static const std::vector<EdgeElement> all = {
-    { "cudagray", "", GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_I420 },
-    { "cudablur", "sigma=1.5", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBA },
-    { "cudaotsu", "", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8 },
-    { "cudacanny", "low-threshold=40 high-threshold=120", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8 },
-    { "cudaharris", "method=shi-tomasi draw=true", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBA },
-    { "cudaflow", "draw=true", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_BGRx },
-    { "cudafacedetect", "draw=true", GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_GRAY8 },
+    { "cudagray", "", RGBA, GST_VIDEO_FORMAT_I420, NV12, RGBA },
+    { "cudablur", "sigma=1.5", GRAY8, RGBA, NV12, RGBA },
+    { "cudaotsu", "", GRAY8, GRAY8, NV12, GRAY8 },
+    { "cudacanny", "low-threshold=40 high-threshold=120", GRAY8, GRAY8, NV12, GRAY8 },
+    { "cudaharris", "method=shi-tomasi draw=true", GRAY8, RGBA, NV12, RGBA },
+    { "cudaflow", "draw=true", GRAY8, GST_VIDEO_FORMAT_BGRx, NV12, RGBA },
+    { "cudafacedetect", "draw=true", RGBA, GRAY8, NV12, RGBA },
   };
   return all;
+}
+
+std::vector<GstVideoFormat>
+EdgeElement::formats () const
+{
+  std::vector<GstVideoFormat> out = { fmt_a };
+  if (fmt_b != fmt_a)
+    out.push_back (fmt_b);
+  out.push_back (fmt_yuv);
+  return out;
 }
 
 /* ------------------------------------------------------------- outputs */
@@ -211,37 +222,49 @@ run_frames (const std::string & element, const std::vector<InFrame> & frames, co
 
 /* -------------------------------------------------- mid-stream changes */
 
+/* Three frames at each of: A; B, another size and (where `fmt_b` is
+ * another) format; C, B's size in A's format (a format change alone); A
+ * again. Each segment's output must be what a fresh element gives. */
+static void
+check_caps_changes (const std::string & desc, GstVideoFormat fmt_a, GstVideoFormat fmt_b, const char *out_feature)
+{
+  const std::string what = desc + " (" + gst_video_format_to_string (fmt_a) + " / " +
+      gst_video_format_to_string (fmt_b) + ")";
+  const std::vector<InFrame> a = { { fmt_a, 322, 242, 0 }, { fmt_a, 322, 242, 2 }, { fmt_a, 322, 242, 4 } };
+  const std::vector<InFrame> b = { { fmt_b, 199, 151, 0 }, { fmt_b, 199, 151, 1 }, { fmt_b, 199, 151, 2 } };
+  const std::vector<InFrame> c = { { fmt_a, 199, 151, 0 }, { fmt_a, 199, 151, 1 }, { fmt_a, 199, 151, 2 } };
+  std::vector<std::vector<InFrame>> segments = { a, b };
+  if (fmt_a != fmt_b)
+    segments.push_back (c);
+  segments.push_back (a);
+  std::vector<InFrame> all;
+  for (const auto & seg : segments)
+    all.insert (all.end (), seg.begin (), seg.end ());
+
+  const std::vector<Output> got = run_frames (desc, all, out_feature);
+  ASSERT_EQ (got.size (), all.size ()) << what << ": a frame was refused after a caps change";
+  size_t i = 0;
+  for (const auto & seg : segments) {
+    const std::vector<Output> fresh = run_frames (desc, seg, out_feature);
+    ASSERT_EQ (fresh.size (), seg.size ()) << what;
+    for (size_t k = 0; k < seg.size (); k++, i++)
+      EXPECT_TRUE (got[i] == fresh[k]) << what << ", frame " << i << " (" << frame_caps (all[i])
+                                       << "): not what a fresh element gives: " << difference (got[i], fresh[k]);
+  }
+  /* the change really reached the output */
+  EXPECT_NE (got[2].caps, got[3].caps) << what;
+}
+
 void
 check_mid_stream_caps_changes (const std::string & backend, const char *out_feature)
 {
   for (const EdgeElement & el : edge_elements ()) {
     const std::string desc = el.description (backend);
-    /* three frames at each of: A; B, another size and (where the element
-     * takes two) format; C, B's size in A's format (a format change
-     * alone); A again */
-    const std::vector<InFrame> a = { { el.fmt_a, 322, 242, 0 }, { el.fmt_a, 322, 242, 2 }, { el.fmt_a, 322, 242, 4 } };
-    const std::vector<InFrame> b = { { el.fmt_b, 199, 151, 0 }, { el.fmt_b, 199, 151, 1 }, { el.fmt_b, 199, 151, 2 } };
-    const std::vector<InFrame> c = { { el.fmt_a, 199, 151, 0 }, { el.fmt_a, 199, 151, 1 }, { el.fmt_a, 199, 151, 2 } };
-    std::vector<std::vector<InFrame>> segments = { a, b };
-    if (el.fmt_a != el.fmt_b)
-      segments.push_back (c);
-    segments.push_back (a);
-    std::vector<InFrame> all;
-    for (const auto & seg : segments)
-      all.insert (all.end (), seg.begin (), seg.end ());
-
-    const std::vector<Output> got = run_frames (desc, all, out_feature);
-    ASSERT_EQ (got.size (), all.size ()) << desc << ": a frame was refused after a caps change";
-    size_t i = 0;
-    for (const auto & seg : segments) {
-      const std::vector<Output> fresh = run_frames (desc, seg, out_feature);
-      ASSERT_EQ (fresh.size (), seg.size ()) << desc;
-      for (size_t k = 0; k < seg.size (); k++, i++)
-        EXPECT_TRUE (got[i] == fresh[k]) << desc << ", frame " << i << " (" << frame_caps (all[i])
-                                         << "): not what a fresh element gives: " << difference (got[i], fresh[k]);
-    }
-    /* the change really reached the output */
-    EXPECT_NE (got[2].caps, got[3].caps) << desc;
+    check_caps_changes (desc, el.fmt_a, el.fmt_b, out_feature);
+    /* NV12 first: its chroma plane changes size (161x121 to 100x76 pairs),
+     * a decoder's frames turn into packed ones at another size, then into
+     * NV12 again at the same size (the plane layout alone changes) */
+    check_caps_changes (desc, el.fmt_yuv, el.yuv_peer, out_feature);
   }
 }
 
@@ -312,7 +335,7 @@ check_read_only_input (const std::string & backend)
 {
   for (const EdgeElement & el : edge_elements ()) {
     const std::string desc = el.description (backend);
-    for (const GstVideoFormat fmt : { el.fmt_a, el.fmt_b }) {
+    for (const GstVideoFormat fmt : el.formats ()) {
       const std::vector<InFrame> frames = { { fmt, 256, 200, 0 }, { fmt, 256, 200, 3 } };
       const std::vector<Output> want = run_frames (desc, frames);
       const std::vector<Output> got = run_frames (desc, frames, nullptr, read_only_frame);
@@ -357,7 +380,7 @@ check_padded_input (const std::string & backend)
 {
   for (const EdgeElement & el : edge_elements ()) {
     const std::string desc = el.description (backend);
-    for (const GstVideoFormat fmt : { el.fmt_a, el.fmt_b }) {
+    for (const GstVideoFormat fmt : el.formats ()) {
       const std::vector<InFrame> frames = { { fmt, 201, 117, 0 }, { fmt, 201, 117, 2 } };
       const std::vector<Output> want = run_frames (desc, frames);
       ASSERT_EQ (want.size (), frames.size ()) << desc;
@@ -404,16 +427,21 @@ check_padding_elements_upstream (const std::string & backend)
   GstElementFactory *crop = gst_element_factory_find ("videocrop");
   ASSERT_TRUE (crop) << "videocrop (gst-plugins-good) is missing";
   const std::string img = data_path ("grace_hopper.jpg");
-  std::vector<std::string> padders = { "videocrop left=3 top=2 right=4 bottom=1" };
-  if (box)
-    padders.push_back ("videobox left=-3 top=-1 right=2 bottom=-2");
   for (const EdgeElement & el : edge_elements ()) {
     const std::string desc = el.description (backend);
-    for (const GstVideoFormat fmt : { el.fmt_a, el.fmt_b }) {
+    for (const GstVideoFormat fmt : el.formats ()) {
       const std::string f = gst_video_format_to_string (fmt);
       const std::string head = "filesrc location=" + img + " ! jpegdec ! videoconvert ! videoscale ! "
           "video/x-raw,width=240,height=180 ! imagefreeze num-buffers=2 ! videoconvert ! video/x-raw,format=" + f +
           " ! ";
+      /* NV12 cropped to 233x177: luma rows of 233 bytes and chroma rows
+       * of 117 pairs, each padded, the chroma cut at an odd left and top;
+       * videobox takes no NV12 */
+      std::vector<std::string> padders = { "videocrop left=3 top=2 right=4 bottom=1" };
+      GstCaps *caps = gst_caps_from_string (("video/x-raw,format=" + f).c_str ());
+      if (box && gst_element_factory_can_sink_any_caps (box, caps))
+        padders.push_back ("videobox left=-3 top=-1 right=2 bottom=-2");
+      gst_caps_unref (caps);
       for (const std::string & padder : padders) {
         /* The padder writes an odd-width frame straight into whatever
          * buffer our element's allocation offers (pitched rows) or its own

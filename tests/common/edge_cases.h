@@ -19,15 +19,23 @@
 
 namespace cvtest {
 
-/* An element under test and the two input formats it is given (the same
- * one twice for GRAY8-only elements). `props` makes its output depend on
+/* An element under test and the input formats it is given: fmt_a and
+ * fmt_b (the same one twice where the element has one single-plane input),
+ * renegotiated between each other; and NV12 (a decoder's output),
+ * renegotiated to and from `yuv_peer` (RGBA, or GRAY8 for the elements
+ * that output GRAY8 whatever comes in). `props` makes its output depend on
  * what it found (draw=true, messages). */
 struct EdgeElement {
   std::string name;
   std::string props;
   GstVideoFormat fmt_a;
   GstVideoFormat fmt_b;
+  GstVideoFormat fmt_yuv;
+  GstVideoFormat yuv_peer;
   std::string description (const std::string & backend) const { return name + " " + backend + " " + props; }
+  /* fmt_a, fmt_b (when another) and fmt_yuv: what the read-only, padded
+   * and cropped input checks go through */
+  std::vector<GstVideoFormat> formats () const;
 };
 const std::vector<EdgeElement> & edge_elements ();
 
@@ -68,12 +76,14 @@ std::vector<Output> run_frames (const std::string & element, const std::vector<I
 /* The checks. `backend` is "backend=cpu" or "backend=cuda"; `out_feature`
  * the output memory the GPU checks also ask for. Each uses gtest's EXPECT
  * macros, naming the element in every failure. */
+/* Renegotiation between fmt_a and fmt_b, and between NV12 and yuv_peer. */
 void check_mid_stream_caps_changes (const std::string & backend, const char *out_feature = nullptr);
 void check_eos_without_buffers (const std::string & backend);
+/* These three go through every format of EdgeElement::formats (). */
 void check_read_only_input (const std::string & backend);
 void check_padded_input (const std::string & backend);
 /* Upstream elements that hand over padded frames: videocrop (odd widths:
- * rows padded to 4 bytes) and videobox, when installed. */
+ * rows padded to 4 bytes) and videobox (not NV12), when installed. */
 void check_padding_elements_upstream (const std::string & backend);
 void check_flow_flushing_seeks (const std::string & backend);
 void check_face_flushing_seeks (const std::string & backend);

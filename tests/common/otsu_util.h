@@ -2,6 +2,8 @@
  * reference, shared by the CPU and GPU suites. */
 #pragma once
 
+#include <gst/gst.h>
+#include <gst/video/video.h>
 #include <opencv2/core.hpp>
 
 #include <string>
@@ -19,5 +21,13 @@ int opencv_otsu (const cv::Mat & in, cv::Mat & out, bool invert);
  * feature for the output (nullptr: system memory). */
 cv::Mat otsu_through (const std::string & element, const cv::Mat & in, int *meta_threshold,
     const char *out_feature = nullptr);
+
+/* The same on one frame of any format cudaotsu takes (GRAY8, NV12, I420):
+ * `in` (taken) of `format`, width x height, GRAY8 out. With
+ * `message_threshold`, post-messages=true is added too and it gets the
+ * threshold of the element's one 'cudaotsu' message (-1 without one, -2
+ * with more). */
+cv::Mat otsu_through_frame (const std::string & element, GstBuffer * in, GstVideoFormat format, int width,
+    int height, int *meta_threshold, int *message_threshold = nullptr, const char *out_feature = nullptr);
 
 }  // namespace cvtest

@@ -2,7 +2,10 @@
  * sizes from 1x1 to 3840x2160 and every block-sizing mode (the pixels must
  * not depend on the launch shape); the cuda/ API directly for the fused
  * and two-pass blurs (identical, every radius class, aligned and unaligned
- * buffers) and for both Otsu search paths; device chains.
+ * buffers) and for both Otsu search paths; device chains. NV12 and I420:
+ * blurred plane by plane (every plane cv::GaussianBlur's of that plane),
+ * their luma binarized, to system memory, device frames and nvcodec's
+ * memory:CUDAMemory; every 4-byte RGB layout.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/harness.h"
 #include "../common/otsu_util.h"
@@ -17,6 +20,7 @@
 #include "gstcvotsumeta.h"
 
 #include <gst/app/gstappsink.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -283,6 +287,289 @@ TEST (BlurGpu, DeviceChainEqualsCpuChain)
     EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0) << "frame " << i;
 }
 
+/* ------------------------------------------------- blur: YUV, packed RGB */
+
+/* Every plane of a frame of `format` (Y, then NV12's UV as 2 channels or
+ * I420's U and V; packed formats: one plane), mapped on the host where the
+ * buffer's video meta says, copied. */
+static std::vector<cv::Mat>
+frame_planes (GstBuffer * buf, GstVideoFormat format, int w, int h)
+{
+  GstCaps *caps = gst_caps_from_string (caps_string (format, w, h).c_str ());
+  std::vector<cv::Mat> planes = buffer_planes (buf, caps);
+  gst_caps_unref (caps);
+  return planes;
+}
+
+/* One frame of `format` (rgb_to_buffer's, rows padded by `pad` bytes when
+ * > 0) through `element`, the same format out in `out_feature` memory
+ * (nullptr: system): every plane is cv::GaussianBlur of the same plane of
+ * the input, byte for byte. */
+static void
+check_blur_planes (const std::string & element, const BlurCase & c, const cv::Mat & rgb, GstVideoFormat format,
+    int pad, const char *out_feature, const std::string & what)
+{
+  const int w = rgb.cols, h = rgb.rows;
+  GstBuffer *in = rgb_to_buffer (rgb, format);
+  if (pad > 0)
+    in = with_row_padding (in, format, w, h, pad);
+  const std::vector<cv::Mat> src = frame_planes (in, format, w, h);
+  const std::string where = what + " " + gst_video_format_to_string (format) +
+      (pad ? " pad " + std::to_string (pad) : "") +
+      (out_feature ? std::string (" ") + out_feature + " out" : "") + " " + element;
+  GstBuffer *out = run_harness (element, caps_string (format, w, h), caps_string (format, w, h, out_feature), in);
+  ASSERT_NE (out, nullptr) << where;
+  const std::vector<cv::Mat> got = frame_planes (out, format, w, h);
+  gst_buffer_unref (out);
+  ASSERT_EQ (got.size (), src.size ()) << where;
+  for (size_t p = 0; p < got.size (); p++) {
+    const Diff d = compare (got[p], opencv_blur (src[p], c.ksize, c.ksize, c.sigma, c.sigma_y));
+    EXPECT_EQ (d.differing, 0) << where << ", plane " << p << " (" << size_str (src[p]) << ") max " << d.max_abs;
+  }
+}
+
+/* Colour photographs (sudoku: odd height, chroma rows round up), one fitted
+ * to 321x239 (chroma 161x120) and noise of that size: every mode with the
+ * default and the largest kernel, the other cases in the static mode.
+ * NV12's chroma takes its own launches (split, two 1-channel blurs,
+ * merge), each sized by the mode. */
+TEST (BlurGpu, Nv12AndI420EveryMode)
+{
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const char *name : { "astronaut.png", "building.jpg", "sudoku.png" })
+    frames.emplace_back (name, load_rgb (data_path (name)));
+  frames.emplace_back ("building.jpg at 321x239", fit_picture (frames[1].second, { 321, 239 }));
+  frames.emplace_back ("noise 321x239", random_rgb (321, 239, 11));
+  int runs = 0;
+  for (const auto & [what, rgb] : frames) {
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      for (size_t i = 0; i < sizeof (kBlurCases) / sizeof (kBlurCases[0]); i++) {
+        const BlurCase & c = kBlurCases[i];
+        for (const char *mode : kBlockSizingModes) {
+          check_blur_planes (blur_element (c, mode), c, rgb, f, 0, nullptr, what);
+          runs++;
+          if (i != 0 && i != 3)
+            break;
+        }
+      }
+    }
+  }
+  EXPECT_EQ (runs, 5 * 2 * (2 * 7 + 2));
+}
+
+/* HD and 4K frames, whose planes take the other kernels: a 5x5 blur of a
+ * 1-channel plane of 1080p and more is the direct kernel (the luma of both,
+ * and 4K's chroma planes after the split), the default kernel the fused
+ * one; an odd size too. */
+TEST (BlurGpu, Nv12AndI420LargeFrames)
+{
+  const BlurCase five { 1.1, 5, 0 };
+  const cv::Mat photo = fit_picture (load_rgb (data_path ("building.jpg")), { 1920, 1080 });
+  const int sizes[][2] = { { 1920, 1080 }, { 1921, 1081 }, { 3840, 2160 } };
+  for (const auto & s : sizes) {
+    /* under compute-sanitizer the 4K frame adds launches, not kernels */
+    if (sanitizer_pass () && s[0] >= 3840)
+      continue;
+    const cv::Mat noise = random_rgb (s[0], s[1], s[0] + s[1]);
+    const std::string what = "noise " + std::to_string (s[0]) + "x" + std::to_string (s[1]);
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      for (const char *mode : { kBlockSizingModes[0], kBlockSizingModes[5], kBlockSizingModes[6] })
+        check_blur_planes (blur_element (five, mode), five, noise, f, 0, nullptr, what);
+      check_blur_planes (blur_element (kBlurCases[0], kBlockSizingModes[0]), kBlurCases[0], noise, f, 0, nullptr, what);
+    }
+  }
+  for (const char *mode : kBlockSizingModes)
+    check_blur_planes (blur_element (five, mode), five, photo, GST_VIDEO_FORMAT_NV12, 0, nullptr,
+        "building.jpg at 1920x1080");
+}
+
+/* Producers with odd row pitches: every plane padded (NV12's UV rows then
+ * start at odd addresses on the host), uploaded into the element's frames. */
+TEST (BlurGpu, Nv12AndI420PaddedRows)
+{
+  const cv::Mat photo = fit_picture (load_rgb (data_path ("astronaut.png")), { 321, 239 });
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 })
+    for (int pad : { 1, 7, 64 })
+      for (const BlurCase & c : kBlurCases)
+        check_blur_planes (blur_element (c, kBlockSizingModes[0]), c, photo, f, pad, nullptr,
+            "astronaut.png at 321x239");
+}
+
+/* Device frames out (memory:CudaVisionMemory), mapped on the host by the
+ * test: NV12 in every mode, I420 in the static one. */
+TEST (BlurGpu, Nv12AndI420DeviceMemoryOut)
+{
+  const cv::Mat photo = load_rgb (data_path ("sudoku.png"));
+  const cv::Mat small = fit_picture (photo, { 321, 239 });
+  for (const char *mode : kBlockSizingModes) {
+    check_blur_planes (blur_element (kBlurCases[0], mode), kBlurCases[0], photo, GST_VIDEO_FORMAT_NV12, 0,
+        GST_CAPS_FEATURE_MEMORY_CUDAVISION, "sudoku.png");
+    check_blur_planes (blur_element (kBlurCases[3], mode), kBlurCases[3], small, GST_VIDEO_FORMAT_NV12, 7,
+        GST_CAPS_FEATURE_MEMORY_CUDAVISION, "sudoku.png at 321x239");
+  }
+  for (const BlurCase & c : kBlurCases)
+    check_blur_planes (blur_element (c, kBlockSizingModes[0]), c, small, GST_VIDEO_FORMAT_I420, 0,
+        GST_CAPS_FEATURE_MEMORY_CUDAVISION, "sudoku.png at 321x239");
+}
+
+/* Every 4-byte RGB layout (noise in the x / A byte, blurred like the
+ * colours), as cv::GaussianBlur blurs the 4-channel image; ARGB and xBGR
+ * to device frames too. */
+TEST (BlurGpu, EveryFourByteLayout)
+{
+  const GstVideoFormat layouts[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_xRGB,
+    GST_VIDEO_FORMAT_xBGR };
+  const cv::Mat photo = load_rgb (data_path ("building.jpg"));
+  const cv::Mat noise = random_rgb (321, 239, 12);
+  for (GstVideoFormat f : layouts) {
+    for (const BlurCase & c : kBlurCases) {
+      check_blur_planes (blur_element (c, kBlockSizingModes[0]), c, photo, f, 0, nullptr, "building.jpg");
+      check_blur_planes (blur_element (c, kBlockSizingModes[5]), c, noise, f, 5, nullptr, "noise 321x239");
+    }
+  }
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_xBGR })
+    for (const char *mode : kBlockSizingModes)
+      check_blur_planes (blur_element (kBlurCases[0], mode), kBlurCases[0], photo, f, 0,
+          GST_CAPS_FEATURE_MEMORY_CUDAVISION, "building.jpg");
+}
+
+/* What an appsink named "out" received, frame by frame. */
+struct PulledFrame {
+  std::vector<cv::Mat> planes;  /* mapped on the host */
+  bool cuda_memory = false;     /* every memory a GstCudaMemory */
+  bool cuda_caps = false;       /* caps with memory:CUDAMemory */
+};
+
+static std::vector<PulledFrame>
+pull_planes (const std::string & description)
+{
+  std::vector<PulledFrame> out;
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (description.c_str (), &err);
+  if (err) {
+    ADD_FAILURE () << "cannot build " << description << ": " << err->message;
+    g_clear_error (&err);
+  }
+  if (!pipe)
+    return out;
+  if (shared_context ())
+    gst_element_set_context (pipe, shared_context ());
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 60 * GST_SECOND)) {
+    PulledFrame f;
+    GstBuffer *b = gst_sample_get_buffer (s);
+    GstCaps *caps = gst_sample_get_caps (s);
+    f.cuda_memory = gst_buffer_n_memory (b) > 0;
+    for (guint i = 0; i < gst_buffer_n_memory (b); i++)
+      f.cuda_memory = f.cuda_memory && gst_is_cuda_memory (gst_buffer_peek_memory (b, i));
+    f.cuda_caps = gst_caps_features_contains (gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    f.planes = buffer_planes (b, caps);
+    out.push_back (f);
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* nvcodec's memory:CUDAMemory out: appsink's buffers hold GstCudaMemory,
+ * and their planes mapped on the host are the CPU backend's, which are
+ * cv::GaussianBlur's of the input planes. */
+TEST (BlurGpu, CudaMemoryOutNv12AndI420)
+{
+  for (const char *f : { "NV12", "I420" }) {
+    for (const char *size : { "width=321,height=239", "width=1920,height=1080" }) {
+      const std::string head = "filesrc location=" + data_path ("building.jpg") +
+          " ! jpegdec ! videoconvert ! videoscale ! video/x-raw," + size + " ! imagefreeze num-buffers=2 ! "
+          "videoconvert ! video/x-raw,format=" + f + " ! ";
+      const std::string what = std::string (f) + " " + size;
+      const auto in = pull_planes (head + "appsink name=out sync=false");
+      const auto cpu = pull_planes (head + "cudablur backend=cpu sigma=1.5 ! appsink name=out sync=false");
+      const auto gpu = pull_planes (head + "cudablur backend=cuda sigma=1.5 ! video/x-raw(memory:CUDAMemory),format=" +
+          f + " ! appsink name=out sync=false");
+      ASSERT_EQ (in.size (), 2u) << what;
+      ASSERT_EQ (cpu.size (), 2u) << what;
+      ASSERT_EQ (gpu.size (), 2u) << what << ": memory:CUDAMemory did not negotiate";
+      for (size_t i = 0; i < gpu.size (); i++) {
+        EXPECT_TRUE (gpu[i].cuda_caps) << what << " frame " << i;
+        EXPECT_TRUE (gpu[i].cuda_memory) << what << " frame " << i << ": not GstCudaMemory";
+        EXPECT_FALSE (cpu[i].cuda_memory) << what;
+        ASSERT_EQ (gpu[i].planes.size (), in[i].planes.size ()) << what;
+        ASSERT_EQ (cpu[i].planes.size (), in[i].planes.size ()) << what;
+        for (size_t p = 0; p < gpu[i].planes.size (); p++) {
+          EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0)
+              << what << " frame " << i << " plane " << p;
+          EXPECT_EQ (compare (gpu[i].planes[p], opencv_blur (in[i].planes[p], 11, 11, 1.5, 1.5)).differing, 0)
+              << what << " frame " << i << " plane " << p;
+        }
+      }
+    }
+  }
+}
+
+/* nvcodec's elements on either side, where installed: CUDAMemory in from
+ * cudaupload, read in place, CUDAMemory out to cudadownload. */
+TEST (BlurGpu, Nv12BetweenCudauploadAndCudadownload)
+{
+  for (const char *name : { "cudaupload", "cudadownload" }) {
+    GstElementFactory *f = gst_element_factory_find (name);
+    if (!f)
+      GTEST_SKIP () << "nvcodec's " << name << " is not available";
+    gst_object_unref (f);
+  }
+  const std::string head = "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=NV12,width=642,height=481 ! ";
+  const auto gpu = pull_planes (head + "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur backend=cuda sigma=2 ! "
+                                       "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw,format=NV12 ! "
+                                       "appsink name=out sync=false");
+  const auto cpu = pull_planes (head + "cudablur backend=cpu sigma=2 ! appsink name=out sync=false");
+  ASSERT_EQ (gpu.size (), 3u);
+  ASSERT_EQ (cpu.size (), 3u);
+  for (size_t i = 0; i < gpu.size (); i++) {
+    ASSERT_EQ (gpu[i].planes.size (), 2u);
+    for (size_t p = 0; p < 2; p++)
+      EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0) << "frame " << i << " plane " << p;
+  }
+}
+
+/* NV12 on device frames between our elements: two blurs, then the Otsu
+ * binarization of the luma, equal to the same chain on the CPU backend. */
+TEST (BlurGpu, Nv12DeviceChainEqualsCpuChain)
+{
+  const std::string src = "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=NV12,width=643,height=481 ! ";
+  const std::string chain = "cudablur backend=%s sigma=1.2 ! cudablur backend=%s kernel-size=5 sigma=2 sigma-y=0.7";
+  auto with = [&] (const char *b, const std::string & tail) {
+    std::string s = chain;
+    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
+      s.replace (pos, 2, b);
+    return src + s + tail;
+  };
+  const std::string nv12 = " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
+  const auto gpu = pull_planes (with ("cuda", nv12)), cpu = pull_planes (with ("cpu", nv12));
+  ASSERT_EQ (gpu.size (), 4u);
+  ASSERT_EQ (cpu.size (), 4u);
+  for (size_t i = 0; i < gpu.size (); i++) {
+    ASSERT_EQ (gpu[i].planes.size (), 2u);
+    for (size_t p = 0; p < 2; p++)
+      EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0) << "frame " << i << " plane " << p;
+  }
+  const std::string otsu = " ! cudaotsu backend=%s ! video/x-raw,format=GRAY8 ! appsink name=out sync=false";
+  auto with_otsu = [&] (const char *b) {
+    std::string t = otsu;
+    t.replace (t.find ("%s"), 2, b);
+    return with (b, t);
+  };
+  const auto gpu_bin = pull_all (with_otsu ("cuda")), cpu_bin = pull_all (with_otsu ("cpu"));
+  ASSERT_EQ (gpu_bin.size (), 4u);
+  ASSERT_EQ (cpu_bin.size (), 4u);
+  for (size_t i = 0; i < gpu_bin.size (); i++) {
+    EXPECT_EQ (compare (gpu_bin[i], cpu_bin[i]).differing, 0) << "frame " << i << " (binarized)";
+    EXPECT_GT (cv::countNonZero (gpu_bin[i]), 0) << "frame " << i;
+  }
+}
+
 /* ------------------------------------------------------------ otsu */
 
 static void
@@ -330,6 +617,74 @@ TEST (OtsuGpu, SizesFrom1x1To4K)
     check_otsu (kBlockSizingModes[4], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
   }
   check_otsu ("", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
+}
+
+/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
+ * when > 0. */
+static GstBuffer *
+yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, format);
+  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
+}
+
+/* NV12 and I420: the luma plane (what rgb_to_buffer wrote: OpenCV's
+ * RGB2YUV_I420), read where it lies, is binarized as cv::threshold
+ * binarizes it; the threshold in the meta and the message is OpenCV's;
+ * threshold-only outputs the luma plane as GRAY8. */
+static void
+check_otsu_yuv (const std::string & mode, const cv::Mat & rgb, GstVideoFormat format, int pad,
+    const char *out_feature, const std::string & what)
+{
+  const cv::Mat y = expected_gray (rgb, format);
+  const std::string where = what + " " + gst_video_format_to_string (format) +
+      (pad ? " pad " + std::to_string (pad) : "") +
+      (out_feature ? std::string (" ") + out_feature + " out" : "");
+  for (bool invert : { false, true }) {
+    cv::Mat expected;
+    const int t = opencv_otsu (y, expected, invert);
+    int meta = -3, message = -3;
+    const std::string el = "cudaotsu backend=cuda " + mode + (invert ? " invert=true" : "");
+    const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
+        &message, out_feature);
+    ASSERT_FALSE (out.empty ()) << where << " " << el;
+    EXPECT_EQ (compare (out, expected).differing, 0) << where << " " << el << " threshold " << t;
+    EXPECT_EQ (meta, t) << where << " " << el;
+    EXPECT_EQ (message, t) << where << " " << el;
+  }
+  cv::Mat unused;
+  const int t = opencv_otsu (y, unused, false);
+  int meta = -3;
+  const std::string el = "cudaotsu backend=cuda mode=threshold-only " + mode;
+  const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
+      nullptr, out_feature);
+  ASSERT_FALSE (out.empty ()) << where << " " << el;
+  EXPECT_EQ (compare (out, y).differing, 0) << where << " " << el;
+  EXPECT_EQ (meta, t) << where << " " << el;
+}
+
+/* sudoku (558x563: chroma rows round up) and coins (384x303) in every
+ * mode; at 321x239 with rows padded by an odd number of bytes; device
+ * frames out. */
+TEST (OtsuGpu, Nv12AndI420LumaEveryMode)
+{
+  for (const char *name : { "sudoku.png", "coins.png" }) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    const cv::Mat small = fit_picture (rgb, { 321, 239 });
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      for (const char *mode : kBlockSizingModes)
+        check_otsu_yuv (mode, rgb, f, 0, nullptr, name);
+      check_otsu_yuv (kBlockSizingModes[0], small, f, 7, nullptr, std::string (name) + " at 321x239");
+      check_otsu_yuv (kBlockSizingModes[5], rgb, f, 0, GST_CAPS_FEATURE_MEMORY_CUDAVISION, name);
+      check_otsu_yuv (kBlockSizingModes[0], small, f, 1, GST_CAPS_FEATURE_MEMORY_CUDAVISION,
+          std::string (name) + " at 321x239");
+    }
+  }
+  /* a 4K decoder frame */
+  const cv::Mat big = fit_picture (load_rgb (data_path ("sudoku.png")), { 3840, 2160 });
+  check_otsu_yuv (kBlockSizingModes[0], big, GST_VIDEO_FORMAT_NV12, 0, nullptr, "sudoku.png at 3840x2160");
+  check_otsu_yuv (kBlockSizingModes[6], big, GST_VIDEO_FORMAT_NV12, 0, GST_CAPS_FEATURE_MEMORY_CUDAVISION,
+      "sudoku.png at 3840x2160");
 }
 
 /* Several frames through one element: the device histogram is cleaned by

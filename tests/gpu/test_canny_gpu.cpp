@@ -6,7 +6,9 @@
  * image; sizes from 1x1 to 4K, constant and all-edge frames; every
  * block-sizing mode; the automatic thresholds computed on the device; and
  * a cudagray ! cudablur ! cudacanny chain with device memory between the
- * elements. Failures print the numbers. Skips (exit 77) without a device. */
+ * elements. NV12 and I420: cv::Canny of their luma plane, exactly; GRAY8
+ * never negotiates memory:CUDAMemory. Failures print the numbers. Skips
+ * (exit 77) without a device. */
 #include "../common/canny_util.h"
 #include "../common/device_fixture.h"
 #include "../common/harness.h"
@@ -16,6 +18,7 @@
 #include "../../cuda/common/device_info.h"
 #include "../../cuda/policy/launch_policy.h"
 #include "gstcvmemory.h"
+#include "gstcvotsumeta.h"
 
 #include <gst/app/gstappsink.h>
 #include <gtest/gtest.h>
@@ -407,6 +410,200 @@ TEST (CannyGpu, OtsuMetaAndChain)
       "cudaotsu backend=cuda mode=threshold-only ! cudacanny backend=cuda auto-threshold=otsu ! appsink name=out");
   ASSERT_EQ (chained.size (), 1u);
   EXPECT_EQ (compare (chained[0], model_canny (f, by_own)).differing, 0);
+}
+
+/* ------------------------------------------------------------ YUV */
+
+/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
+ * when > 0. */
+static GstBuffer *
+yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, format);
+  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
+}
+
+/* `element` on one frame of `format` (buffer `in`, taken): its GRAY8, in
+ * `out_feature` memory (nullptr: system), mapped on the host. */
+static cv::Mat
+luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h,
+    const char *out_feature = nullptr)
+{
+  return run_harness_mat (element, caps_string (format, w, h), caps_string (GST_VIDEO_FORMAT_GRAY8, w, h, out_feature),
+      in);
+}
+
+static int
+otsu_of (const cv::Mat & gray)
+{
+  cv::Mat unused;
+  return (int) cv::threshold (gray, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
+}
+
+/* NV12 and I420 (photographs, one fitted to 321x239: chroma 161x120; rows
+ * unpadded and padded by an odd number of bytes): the edges are cv::Canny's
+ * of the luma plane (what rgb_to_buffer wrote: OpenCV's RGB2YUV_I420) and
+ * the GPU model's, pixel for pixel, for L1 and L2, a pre-blur and the
+ * automatic thresholds. */
+TEST (CannyGpu, Nv12AndI420LumaMatchesOpenCV)
+{
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const char *name : { "building.jpg", "astronaut.png" })
+    frames.emplace_back (name, load_rgb (data_path (name)));
+  frames.emplace_back ("building.jpg at 321x239", fit_picture (frames[0].second, { 321, 239 }));
+  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 5, true, 30, 90 },
+    { 7, false, 120, 300 } };
+  for (const auto & [name, rgb] : frames) {
+    const int w = rgb.cols, h = rgb.rows;
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      const cv::Mat y = expected_gray (rgb, f);
+      const int otsu = otsu_of (y), median = sorted_median (y);
+      std::vector<cv::Mat> models;
+      for (const CannyCase & c : cases)
+        models.push_back (model_canny (y, c));
+      for (int pad : { 0, 7 }) {
+        const std::string what = name + " " + gst_video_format_to_string (f) + (pad ? " pad 7" : "");
+        for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+          const CannyCase & c = cases[k];
+          const cv::Mat out = luma_through (gpu_element (c), yuv_buffer (rgb, f, pad), f, w, h);
+          ASSERT_FALSE (out.empty ()) << what << " " << canny_props (c);
+          EXPECT_EQ (compare (out, opencv_canny (y, c)).differing, 0) << what << " " << canny_props (c);
+          EXPECT_EQ (compare (out, models[k]).differing, 0) << what << " " << canny_props (c) << " (model)";
+        }
+        const CannyCase c = cases[0];
+        EXPECT_EQ (compare (luma_through (gpu_element (c, "blur-sigma=1.5"), yuv_buffer (rgb, f, pad), f, w, h),
+                       opencv_canny (y, c, 1.5)).differing, 0)
+            << what << " blur-sigma=1.5";
+        /* the fixed thresholds are ignored in the automatic modes */
+        const CannyCase given { 3, true, 1, 2 };
+        const cv::Mat by_otsu =
+            luma_through (gpu_element (given, "auto-threshold=otsu"), yuv_buffer (rgb, f, pad), f, w, h);
+        EXPECT_EQ (compare (by_otsu, opencv_canny (y, { 3, true, otsu / 2.0, (double) otsu })).differing, 0)
+            << what << " auto-threshold=otsu " << otsu;
+        EXPECT_EQ (compare (luma_through (gpu_element (c, "auto-threshold=median"), yuv_buffer (rgb, f, pad), f, w, h),
+                       opencv_canny (y, { 3, false, median / 2.0, (double) median })).differing, 0)
+            << what << " auto-threshold=median " << median;
+      }
+    }
+  }
+}
+
+/* NV12 in every block-sizing mode, to system memory and to device frames
+ * (memory:CudaVisionMemory); a 4K decoder frame. */
+TEST (CannyGpu, Nv12EveryModeAndDeviceMemoryOut)
+{
+  const cv::Mat rgb = load_rgb (data_path ("building.jpg"));
+  const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
+  for (const CannyCase & c : { CannyCase { 3, false, 50, 150 }, CannyCase { 7, true, 30, 90 } }) {
+    const cv::Mat expected = opencv_canny (y, c);
+    for (const char *mode : kBlockSizingModes) {
+      for (const char *feature : { (const char *) nullptr, (const char *) GST_CAPS_FEATURE_MEMORY_CUDAVISION }) {
+        const cv::Mat out = luma_through (gpu_element (c, mode), yuv_buffer (rgb, GST_VIDEO_FORMAT_NV12, 0),
+            GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows, feature);
+        ASSERT_FALSE (out.empty ()) << mode;
+        EXPECT_EQ (compare (out, expected).differing, 0)
+            << canny_props (c) << " " << mode << (feature ? " device out" : "");
+      }
+    }
+  }
+  const cv::Mat big = fit_picture (rgb, { 3840, 2160 });
+  const cv::Mat big_y = expected_gray (big, GST_VIDEO_FORMAT_NV12);
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    const CannyCase c { 3, true, 50, 150 };
+    EXPECT_EQ (compare (luma_through (gpu_element (c), yuv_buffer (big, f, 0), f, big.cols, big.rows,
+                            GST_CAPS_FEATURE_MEMORY_CUDAVISION),
+                   opencv_canny (big_y, c)).differing, 0)
+        << "3840x2160 " << gst_video_format_to_string (f);
+  }
+}
+
+/* cudaotsu's meta on NV12 frames, and the decoder's chain: NV12 through
+ * cudaotsu (GRAY8 out, threshold attached) into cudacanny on device
+ * frames, equal to the CPU backend's chain. */
+TEST (CannyGpu, Nv12OtsuChainOnDevice)
+{
+  const cv::Mat rgb = load_rgb (data_path ("coins.png"));
+  const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
+  const int own = otsu_of (y), other = own > 100 ? own - 60 : own + 60;
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
+  gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
+  EXPECT_EQ (compare (luma_through ("cudacanny backend=cuda auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12, rgb.cols,
+                          rgb.rows),
+                 opencv_canny (y, { 3, false, other / 2.0, (double) other })).differing, 0);
+
+  const std::string head = "filesrc location=" + data_path ("building.jpg") +
+      " ! jpegdec ! videoconvert ! video/x-raw,format=NV12 ! ";
+  const std::string chain = "cudaotsu backend=%s mode=threshold-only attach-meta=true ! "
+                            "cudacanny backend=%s auto-threshold=otsu l2-gradient=true ! "
+                            "video/x-raw,format=GRAY8 ! appsink name=out sync=false";
+  auto with = [&] (const char *b) {
+    std::string s = chain;
+    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
+      s.replace (pos, 2, b);
+    return head + s;
+  };
+  const auto luma = pull_all (head + "appsink name=out sync=false");
+  const auto gpu = pull_all (with ("cuda")), cpu = pull_all (with ("cpu"));
+  ASSERT_EQ (luma.size (), 1u);
+  ASSERT_EQ (gpu.size (), 1u);
+  ASSERT_EQ (cpu.size (), 1u);
+  const int t = otsu_of (luma[0]);
+  EXPECT_EQ (compare (gpu[0], opencv_canny (luma[0], { 3, true, t / 2.0, (double) t })).differing, 0);
+  EXPECT_EQ (compare (gpu[0], cpu[0]).differing, 0);
+}
+
+/* nvcodec's memory:CUDAMemory holds no GRAY8: an element whose output is
+ * GRAY8 cannot link to it, nor negotiate it with a sink that asks for it
+ * at run time (not-negotiated); cudablur's NV12 does both (the checks can
+ * fail). */
+TEST (CannyGpu, Gray8NeverNegotiatesCudaMemory)
+{
+  const std::string src = "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=320,height=240 ! ";
+  const std::string sink = " ! appsink name=out sync=false";
+  const std::string cuda_caps = "video/x-raw(memory:CUDAMemory)";
+  const std::string cuda_filter = " ! " + cuda_caps + " ! fakesink";
+
+  BusResult ok = run_with_sink_caps (src + "cudablur backend=cuda" + sink, cuda_caps);
+  EXPECT_TRUE (ok.eos) << (ok.errors.empty () ? "" : ok.errors[0]);
+  ok = run_pipeline (src + "cudablur backend=cuda" + cuda_filter);
+  EXPECT_TRUE (ok.eos) << (ok.errors.empty () ? "" : ok.errors[0]);
+
+  for (const char *el : { "cudacanny", "cudaotsu", "cudagray" }) {
+    BusResult r = run_with_sink_caps (src + el + " backend=cuda" + sink, cuda_caps);
+    EXPECT_FALSE (r.eos) << el;
+    EXPECT_TRUE (r.has_error_containing ("not-negotiated")) << el << ": " << (r.errors.empty () ? "" : r.errors[0]);
+    /* and the same element negotiates GRAY8 in system memory there */
+    BusResult gray = run_with_sink_caps (src + el + " backend=cuda" + sink, "video/x-raw,format=GRAY8");
+    EXPECT_TRUE (gray.eos) << el << ": " << (gray.errors.empty () ? "" : gray.errors[0]);
+
+    GError *err = nullptr;
+    GstElement *pipe = gst_parse_launch ((src + el + " backend=cuda" + cuda_filter).c_str (), &err);
+    EXPECT_TRUE (err && g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK))
+        << el << ": linked to memory:CUDAMemory" << (err ? std::string (": ") + err->message : "");
+    g_clear_error (&err);
+    if (pipe)
+      gst_object_unref (pipe);
+  }
+}
+
+/* nvcodec's CUDAMemory in, where cudaupload is installed: NV12's luma read
+ * in place. */
+TEST (CannyGpu, Nv12CudaMemoryInputFromCudaupload)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+  if (!f)
+    GTEST_SKIP () << "nvcodec's cudaupload is not available";
+  gst_object_unref (f);
+  const std::string src = "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=NV12,width=642,height=481 ! ";
+  const auto gpu = pull_all (src + "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacanny backend=cuda ! "
+                                   "video/x-raw,format=GRAY8 ! appsink name=out sync=false");
+  const auto cpu = pull_all (src + "cudacanny backend=cpu ! appsink name=out sync=false");
+  ASSERT_EQ (gpu.size (), 3u);
+  ASSERT_EQ (cpu.size (), 3u);
+  for (size_t i = 0; i < gpu.size (); i++) {
+    EXPECT_EQ (compare (gpu[i], cpu[i]).differing, 0) << "frame " << i;
+    EXPECT_GT (cv::countNonZero (cpu[i]), 100) << "frame " << i;
+  }
 }
 
 /* ------------------------------------------------------------ element */

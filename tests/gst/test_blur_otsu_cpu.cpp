@@ -2,9 +2,12 @@
  * and the GPU algorithms' arithmetic checked against OpenCV on the CPU:
  *  - blur: the fixed-point taps and a plain model of the kernels' integer
  *    arithmetic (cpu::gaussian_blur_fixed_reference) are bit-exact to
- *    cv::GaussianBlur, and so is the direct kernel's per-thread code;
+ *    cv::GaussianBlur, and so is the direct kernel's per-thread code and
+ *    the split of NV12's chroma into 1-channel blurs;
  *  - otsu: the device's search (fast path and exact recurrence, run on the
- *    host by otsu_threshold_host) gives cv::threshold's threshold. */
+ *    host by otsu_threshold_host) gives cv::threshold's threshold.
+ * NV12 and I420 are blurred plane by plane and their luma binarized, as
+ * OpenCV does each plane. */
 #include "../common/harness.h"
 #include "../common/otsu_util.h"
 
@@ -189,6 +192,41 @@ TEST (BlurCpu, GpuArithmeticModelIsBitExact)
           EXPECT_EQ (d.differing, 0) << size_str (in) << " k " << k << " sigma " << sigma << " max " << d.max_abs;
         }
       }
+    }
+  }
+}
+
+/* NV12's chroma on the GPU (gaussian_blur_interleaved2): U and V split into
+ * planes, each blurred by the 1-channel kernels, merged back. The plain
+ * model of that, on the UV planes of photographs and 2-channel noise, is
+ * bit-exact to cv::GaussianBlur of the 2-channel image. */
+TEST (BlurCpu, TwoChannelSplitModelIsBitExact)
+{
+  std::vector<cv::Mat> uvs;
+  for (const char *name : { "astronaut.png", "building.jpg", "sudoku.png" }) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    GstBuffer *b = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
+    GstCaps *caps = gst_caps_from_string (caps_string (GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows).c_str ());
+    uvs.push_back (buffer_planes (b, caps)[1]);
+    gst_caps_unref (caps);
+    gst_buffer_unref (b);
+  }
+  for (const auto & s : { std::pair<int, int> { 1, 1 }, { 2, 3 }, { 161, 120 } })
+    uvs.push_back (random_mat (s.first, s.second, CV_8UC2, s.first * 7 + s.second));
+  for (const cv::Mat & uv : uvs) {
+    ASSERT_EQ (uv.type (), CV_8UC2);
+    for (const BlurCase & c : kBlurCases) {
+      int kx, ky;
+      double sy;
+      case_ksizes (c, &kx, &ky, &sy);
+      std::vector<cv::Mat> ch;
+      cv::split (uv, ch);
+      for (cv::Mat & m : ch)
+        m = model_blur (m, kx, ky, c.sigma, sy);
+      cv::Mat merged;
+      cv::merge (ch, merged);
+      const Diff d = compare (merged, opencv_blur (uv, c));
+      EXPECT_EQ (d.differing, 0) << size_str (uv) << " " << blur_element (c) << " max " << d.max_abs;
     }
   }
 }
@@ -471,13 +509,165 @@ TEST (BlurCpu, DerivedSizeIsCapped)
 
 TEST (BlurCpu, PipelineWithEveryFormat)
 {
-  for (const char *f : { "GRAY8", "RGBA", "BGRA", "RGBx", "BGRx" }) {
+  for (const char *f : { "GRAY8", "NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "xRGB", "xBGR" }) {
     BusResult r = run_pipeline (std::string ("videotestsrc num-buffers=3 ! video/x-raw,format=") + f +
-        ",width=320,height=240 ! cudablur backend=cpu sigma=2 ! fakesink");
+        ",width=321,height=239 ! cudablur backend=cpu sigma=2 ! fakesink");
     EXPECT_TRUE (r.eos) << f << (r.errors.empty () ? "" : r.errors[0]);
   }
-  BusResult r = run_pipeline ("videotestsrc num-buffers=1 ! video/x-raw,format=I420 ! cudablur backend=cpu ! fakesink");
-  EXPECT_FALSE (r.eos);
+  /* 3-byte RGB and packed 4:2:2 are not taken */
+  for (const char *f : { "RGB", "YUY2" }) {
+    BusResult r = run_pipeline (std::string ("videotestsrc num-buffers=1 ! video/x-raw,format=") + f +
+        " ! cudablur backend=cpu ! fakesink");
+    EXPECT_FALSE (r.eos) << f;
+  }
+}
+
+/* ------------------------------------------------- blur: YUV, packed RGB */
+
+/* Every plane of a frame of `format` (Y, then NV12's UV as 2 channels or
+ * I420's U and V; packed formats: one plane), read where the buffer's
+ * video meta says (padded rows too), copied. */
+static std::vector<cv::Mat>
+frame_planes (GstBuffer * buf, GstVideoFormat format, int w, int h, const char *feature = nullptr)
+{
+  GstCaps *caps = gst_caps_from_string (caps_string (format, w, h, feature).c_str ());
+  std::vector<cv::Mat> planes = buffer_planes (buf, caps);
+  gst_caps_unref (caps);
+  return planes;
+}
+
+/* `in` (taken) through `element`, the same format out: the output's planes
+ * (none when nothing came out). */
+static std::vector<cv::Mat>
+planes_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h)
+{
+  GstBuffer *out = run_harness (element, caps_string (format, w, h), caps_string (format, w, h), in);
+  if (!out)
+    return {};
+  std::vector<cv::Mat> planes = frame_planes (out, format, w, h);
+  gst_buffer_unref (out);
+  return planes;
+}
+
+/* One frame of `format` (made by rgb_to_buffer, rows padded by `pad` bytes
+ * when > 0) through cudablur: every plane is cv::GaussianBlur of the same
+ * plane of the input, byte for byte. */
+static void
+check_blur_planes (const BlurCase & c, const cv::Mat & rgb, GstVideoFormat format, int pad, const std::string & what)
+{
+  GstBuffer *in = rgb_to_buffer (rgb, format);
+  if (pad > 0)
+    in = with_row_padding (in, format, rgb.cols, rgb.rows, pad);
+  const std::vector<cv::Mat> src = frame_planes (in, format, rgb.cols, rgb.rows);
+  const std::string where = what + " " + gst_video_format_to_string (format) +
+      (pad ? " pad " + std::to_string (pad) : "") +
+      " " + blur_element (c);
+  const std::vector<cv::Mat> out = planes_through (blur_element (c), in, format, rgb.cols, rgb.rows);
+  ASSERT_EQ (out.size (), src.size ()) << where;
+  for (size_t p = 0; p < out.size (); p++) {
+    const Diff d = compare (out[p], opencv_blur (src[p], c));
+    EXPECT_EQ (d.differing, 0) << where << ", plane " << p << " (" << size_str (src[p]) << ") max " << d.max_abs;
+  }
+}
+
+/* The planes buffer_planes gives for NV12 and I420 are the ones meant: an
+ * odd-sized frame's chroma rounds up. */
+TEST (BlurCpu, YuvPlaneShapes)
+{
+  const cv::Mat rgb = random_rgb (321, 239, 4);
+  GstBuffer *nv12 = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12), *i420 = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_I420);
+  const std::vector<cv::Mat> a = frame_planes (nv12, GST_VIDEO_FORMAT_NV12, 321, 239);
+  const std::vector<cv::Mat> b = frame_planes (i420, GST_VIDEO_FORMAT_I420, 321, 239);
+  ASSERT_EQ (a.size (), 2u);
+  ASSERT_EQ (b.size (), 3u);
+  EXPECT_EQ (size_str (a[0]), "321x239x1");
+  EXPECT_EQ (size_str (a[1]), "161x120x2");
+  EXPECT_EQ (size_str (b[0]), "321x239x1");
+  EXPECT_EQ (size_str (b[1]), "161x120x1");
+  EXPECT_EQ (size_str (b[2]), "161x120x1");
+  /* the same frame: NV12's UV is I420's U and V interleaved */
+  std::vector<cv::Mat> uv;
+  cv::split (a[1], uv);
+  EXPECT_EQ (compare (uv[0], b[1]).differing, 0);
+  EXPECT_EQ (compare (uv[1], b[2]).differing, 0);
+  EXPECT_EQ (compare (a[0], b[0]).differing, 0);
+  gst_buffer_unref (nv12);
+  gst_buffer_unref (i420);
+}
+
+/* Colour photographs (odd heights among them: chroma rows round up), one
+ * fitted to 321x239 (chroma 161x120) and noise of that size, every case. */
+TEST (BlurCpu, Nv12AndI420PlanesMatchOpenCV)
+{
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const char *name : { "astronaut.png", "building.jpg", "sudoku.png", "iceblock.jpg" })
+    frames.emplace_back (name, load_rgb (data_path (name)));
+  frames.emplace_back ("building.jpg at 321x239", fit_picture (load_rgb (data_path ("building.jpg")), { 321, 239 }));
+  frames.emplace_back ("noise 321x239", random_rgb (321, 239, 11));
+  int runs = 0;
+  for (const auto & [what, rgb] : frames)
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 })
+      for (const BlurCase & c : kBlurCases) {
+        check_blur_planes (c, rgb, f, 0, what);
+        runs++;
+      }
+  EXPECT_EQ (runs, 6 * 2 * 7);
+}
+
+/* Producers with odd row pitches: every plane padded by an odd number of
+ * bytes (NV12's UV rows then start at odd addresses). */
+TEST (BlurCpu, Nv12AndI420PaddedRows)
+{
+  const cv::Mat photo = fit_picture (load_rgb (data_path ("astronaut.png")), { 321, 239 });
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 })
+    for (int pad : { 1, 7, 64 })
+      for (const BlurCase & c : { kBlurCases[0], kBlurCases[4], kBlurCases[6] })
+        check_blur_planes (c, photo, f, pad, "astronaut.png at 321x239");
+}
+
+/* NV12's UV plane is blurred as two channels: not as one row of bytes
+ * twice as wide (U and V mixed), and it is blurred at all. The test can
+ * fail. */
+TEST (BlurCpu, Nv12ChromaIsBlurredPerChannel)
+{
+  const cv::Mat rgb = load_rgb (data_path ("astronaut.png"));
+  const BlurCase c = kBlurCases[0];
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
+  const std::vector<cv::Mat> src = frame_planes (in, GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows);
+  const std::vector<cv::Mat> out = planes_through (blur_element (c), in, GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows);
+  ASSERT_EQ (out.size (), 2u);
+  EXPECT_EQ (compare (out[1], opencv_blur (src[1], c)).differing, 0);
+  const cv::Mat mixed = opencv_blur (src[1].reshape (1), c).reshape (2);
+  EXPECT_GT (compare (out[1], mixed).differing, 1000);
+  EXPECT_GT (compare (out[1], src[1]).differing, 1000);
+  /* and I420's U and V are NV12's channels, blurred the same */
+  const std::vector<cv::Mat> i420 =
+      planes_through (blur_element (c), rgb_to_buffer (rgb, GST_VIDEO_FORMAT_I420), GST_VIDEO_FORMAT_I420, rgb.cols,
+          rgb.rows);
+  ASSERT_EQ (i420.size (), 3u);
+  std::vector<cv::Mat> uv;
+  cv::split (out[1], uv);
+  EXPECT_EQ (compare (i420[0], out[0]).differing, 0);
+  EXPECT_EQ (compare (i420[1], uv[0]).differing, 0);
+  EXPECT_EQ (compare (i420[2], uv[1]).differing, 0);
+}
+
+/* Every 4-byte RGB layout (noise in the x / A byte, which is blurred like
+ * the colours), as cv::GaussianBlur blurs the 4-channel image. */
+TEST (BlurCpu, EveryFourByteLayoutMatchesOpenCV)
+{
+  const GstVideoFormat layouts[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_xRGB,
+    GST_VIDEO_FORMAT_xBGR };
+  const cv::Mat photo = load_rgb (data_path ("building.jpg"));
+  const cv::Mat noise = random_rgb (321, 239, 12);
+  for (GstVideoFormat f : layouts) {
+    for (const BlurCase & c : { kBlurCases[0], kBlurCases[4], kBlurCases[6] }) {
+      check_blur_planes (c, photo, f, 0, "building.jpg");
+      check_blur_planes (c, noise, f, 0, "noise 321x239");
+    }
+    check_blur_planes (kBlurCases[1], noise, f, 5, "noise 321x239");
+  }
 }
 
 /* ------------------------------------------------------------ otsu */
@@ -520,6 +710,67 @@ TEST (OtsuCpu, OddSizesAndSpecialFrames)
   cv::Mat two (40, 30, CV_8UC1, cv::Scalar (10));
   two.rowRange (0, 13).setTo (200);
   check_otsu ("cpu", two, "two levels");
+}
+
+/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
+ * when > 0. */
+static GstBuffer *
+yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, format);
+  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
+}
+
+/* NV12 and I420: the luma plane (what rgb_to_buffer wrote: OpenCV's
+ * RGB2YUV_I420) is binarized as cv::threshold binarizes it, the threshold
+ * in the meta and the message is OpenCV's, and threshold-only outputs the
+ * luma plane as GRAY8. */
+static void
+check_otsu_yuv (const std::string & element, const cv::Mat & rgb, GstVideoFormat format, int pad,
+    const std::string & what)
+{
+  const cv::Mat y = expected_gray (rgb, format);
+  const std::string where =
+      what + " " + gst_video_format_to_string (format) + (pad ? " pad " + std::to_string (pad) : "");
+  for (bool invert : { false, true }) {
+    cv::Mat expected;
+    const int t = opencv_otsu (y, expected, invert);
+    int meta = -3, message = -3;
+    const std::string el = element + (invert ? " invert=true" : "");
+    const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
+        &message);
+    ASSERT_FALSE (out.empty ()) << where << " " << el;
+    EXPECT_EQ (compare (out, expected).differing, 0) << where << " " << el << " threshold " << t;
+    EXPECT_EQ (meta, t) << where << " " << el;
+    EXPECT_EQ (message, t) << where << " " << el;
+  }
+  cv::Mat unused;
+  const int t = opencv_otsu (y, unused, false);
+  int meta = -3;
+  const cv::Mat out = otsu_through_frame (element + " mode=threshold-only", yuv_buffer (rgb, format, pad), format,
+      rgb.cols, rgb.rows, &meta);
+  ASSERT_FALSE (out.empty ()) << where << " threshold-only";
+  EXPECT_EQ (compare (out, y).differing, 0) << where << " threshold-only";
+  EXPECT_EQ (meta, t) << where << " threshold-only";
+}
+
+/* sudoku (558x563: chroma rows round up) and coins (384x303), whole, and
+ * at 321x239 with rows padded by an odd number of bytes. */
+TEST (OtsuCpu, Nv12AndI420LumaMatchesOpenCV)
+{
+  for (const char *name : { "sudoku.png", "coins.png" }) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    /* the luma is not cv::cvtColor's grey (limited range): the test can
+     * tell which plane was read */
+    cv::Mat unused;
+    EXPECT_NE (opencv_otsu (expected_gray (rgb, GST_VIDEO_FORMAT_NV12), unused, false),
+        opencv_otsu (to_gray (rgb), unused, false)) << name;
+    const cv::Mat small = fit_picture (rgb, { 321, 239 });
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      check_otsu_yuv ("cudaotsu backend=cpu", rgb, f, 0, name);
+      check_otsu_yuv ("cudaotsu backend=cpu", small, f, 7, std::string (name) + " at 321x239");
+    }
+  }
 }
 
 /* The test can fail: invert changes the output, the meta follows the frame. */
@@ -600,6 +851,12 @@ TEST (OtsuCpu, Properties)
   g_object_get (e, "mode", &mode, nullptr);
   EXPECT_EQ (mode, 1);
   gst_object_unref (e);
+  /* GRAY8 and the luma of NV12 and I420 in, GRAY8 out */
+  for (const char *f : { "GRAY8", "NV12", "I420" }) {
+    BusResult ok = run_pipeline (std::string ("videotestsrc num-buffers=2 ! video/x-raw,format=") + f +
+        ",width=321,height=239 ! cudaotsu backend=cpu ! video/x-raw,format=GRAY8 ! fakesink");
+    EXPECT_TRUE (ok.eos) << f << (ok.errors.empty () ? "" : ok.errors[0]);
+  }
   BusResult r = run_pipeline ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA ! cudaotsu backend=cpu ! fakesink");
   EXPECT_FALSE (r.eos);
 }

@@ -3,7 +3,8 @@
  * of what the kernels compute (cpu::canny_model: canny_math.h's Sobel,
  * aperture-7 rounding, magnitudes, non-maximum test and thresholds, and
  * hysteresis as 8-connectivity) is bit-exact to cv::Canny, which is what
- * the GPU tests then hold the GPU to. */
+ * the GPU tests then hold the GPU to. NV12 and I420: the edges of their
+ * luma plane. */
 #include "../common/canny_util.h"
 #include "../common/harness.h"
 
@@ -205,6 +206,130 @@ TEST (CannyCpu, OtsuMetaGivesTheThreshold)
   EXPECT_EQ (compare (chained[0], opencv_canny (f, { 3, false, own / 2.0, (double) own })).differing, 0);
 }
 
+/* ------------------------------------------------------------ YUV */
+
+/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
+ * when > 0. */
+static GstBuffer *
+yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, format);
+  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
+}
+
+/* `element` on one frame of `format` (buffer `in`, taken): its GRAY8. */
+static cv::Mat
+luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h)
+{
+  return run_harness_mat (element, caps_string (format, w, h), caps_string (GST_VIDEO_FORMAT_GRAY8, w, h), in);
+}
+
+/* NV12 and I420 (photographs, and one fitted to 321x239: chroma 161x120;
+ * rows unpadded and padded by an odd number of bytes): the edges are
+ * cv::Canny's of the luma plane (what rgb_to_buffer wrote: OpenCV's
+ * RGB2YUV_I420), and the GPU model's, for L1 and L2, a pre-blur and the
+ * automatic thresholds. */
+TEST (CannyCpu, Nv12AndI420LumaMatchesOpenCV)
+{
+  std::vector<std::pair<std::string, cv::Mat>> frames;
+  for (const char *name : { "building.jpg", "astronaut.png" })
+    frames.emplace_back (name, load_rgb (data_path (name)));
+  frames.emplace_back ("building.jpg at 321x239", fit_picture (frames[0].second, { 321, 239 }));
+  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 5, true, 30, 90 },
+    { 7, false, 120, 300 } };
+  int runs = 0;
+  for (const auto & [name, rgb] : frames) {
+    const int w = rgb.cols, h = rgb.rows;
+    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+      const cv::Mat y = expected_gray (rgb, f);
+      const int otsu = otsu_value (y), median = sorted_median (y);
+      for (int pad : { 0, 7 }) {
+        const std::string what = name + " " + gst_video_format_to_string (f) + (pad ? " pad 7" : "");
+        for (const CannyCase & c : cases) {
+          const cv::Mat out = luma_through (cpu_element (c), yuv_buffer (rgb, f, pad), f, w, h);
+          ASSERT_FALSE (out.empty ()) << what << " " << canny_props (c);
+          EXPECT_EQ (compare (out, opencv_canny (y, c)).differing, 0) << what << " " << canny_props (c);
+          if (!pad) { /* the model's input is the same luma either way */
+            EXPECT_EQ (compare (out, model_canny (y, c)).differing, 0) << what << " " << canny_props (c) << " (model)";
+          }
+          runs++;
+        }
+        const CannyCase c = cases[0];
+        const cv::Mat blurred = luma_through (cpu_element (c, "blur-sigma=1.5"), yuv_buffer (rgb, f, pad), f, w, h);
+        EXPECT_EQ (compare (blurred, opencv_canny (y, c, 1.5)).differing, 0) << what << " blur-sigma=1.5";
+        /* the fixed thresholds are ignored in the automatic modes */
+        const CannyCase l2 { 3, true, 1, 2 };
+        const cv::Mat by_otsu =
+            luma_through (cpu_element (l2, "auto-threshold=otsu"), yuv_buffer (rgb, f, pad), f, w, h);
+        EXPECT_EQ (compare (by_otsu, opencv_canny (y, { 3, true, otsu / 2.0, (double) otsu })).differing, 0)
+            << what << " auto-threshold=otsu " << otsu;
+        const cv::Mat by_median =
+            luma_through (cpu_element (cases[0], "auto-threshold=median"), yuv_buffer (rgb, f, pad), f, w, h);
+        EXPECT_EQ (compare (by_median, opencv_canny (y, { 3, false, median / 2.0, (double) median })).differing, 0)
+            << what << " auto-threshold=median " << median;
+      }
+    }
+  }
+  EXPECT_EQ (runs, 3 * 2 * 2 * 4);
+}
+
+/* The test can fail: the luma plane (limited range) is not cv::cvtColor's
+ * grey, and its edges are not the grey's. */
+TEST (CannyCpu, Nv12IsReadAsItsLuma)
+{
+  const cv::Mat rgb = load_rgb (data_path ("building.jpg"));
+  const CannyCase c { 3, false, 50, 150 };
+  const cv::Mat out = luma_through (cpu_element (c), rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12),
+      GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows);
+  ASSERT_FALSE (out.empty ());
+  EXPECT_GT (cv::countNonZero (out), 5000);
+  EXPECT_EQ (compare (out, opencv_canny (expected_gray (rgb, GST_VIDEO_FORMAT_NV12), c)).differing, 0);
+  EXPECT_GT (compare (out, opencv_canny (to_gray (rgb), c)).differing, 100);
+}
+
+/* A GstCudaOtsuMeta on an NV12 frame gives the threshold, as on GRAY8; and
+ * in a decoding pipeline, cudaotsu on NV12 hands cudacanny GRAY8 and its
+ * threshold. */
+TEST (CannyCpu, Nv12OtsuMetaAndChain)
+{
+  const cv::Mat rgb = load_rgb (data_path ("coins.png"));
+  const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
+  const int own = otsu_value (y), other = own > 100 ? own - 60 : own + 60;
+  GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
+  gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
+  const cv::Mat by_meta = luma_through ("cudacanny backend=cpu auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12,
+      rgb.cols, rgb.rows);
+  EXPECT_EQ (compare (by_meta, opencv_canny (y, { 3, false, other / 2.0, (double) other })).differing, 0);
+  EXPECT_GT (compare (by_meta, opencv_canny (y, { 3, false, own / 2.0, (double) own })).differing, 0);
+
+  const std::string head = "filesrc location=" + data_path ("building.jpg") +
+      " ! jpegdec ! videoconvert ! video/x-raw,format=NV12 ! ";
+  /* the luma videoconvert made: plane 0 of the NV12 frame */
+  const auto luma = pull_all (head + "appsink name=out");
+  const auto edges = pull_all (head + "cudaotsu backend=cpu mode=threshold-only attach-meta=true ! "
+                                      "cudacanny backend=cpu auto-threshold=otsu l2-gradient=true ! appsink name=out");
+  ASSERT_EQ (luma.size (), 1u);
+  ASSERT_EQ (edges.size (), 1u);
+  ASSERT_EQ (luma[0].type (), CV_8UC1);
+  const int t = otsu_value (luma[0]);
+  EXPECT_EQ (compare (edges[0], opencv_canny (luma[0], { 3, true, t / 2.0, (double) t })).differing, 0);
+}
+
+/* A sink that asks for memory:CUDAMemory at run time gets not-negotiated:
+ * on the CPU backend no memory but the system's is offered (the GPU suite
+ * checks the GPU backend, where CUDAMemory holds no GRAY8); GRAY8 in system
+ * memory is the control. */
+TEST (CannyCpu, CudaMemoryAskedAtRunTimeIsNotNegotiated)
+{
+  const std::string desc = "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=48 ! "
+                           "cudacanny backend=cpu ! appsink name=out sync=false";
+  const BusResult bad = run_with_sink_caps (desc, "video/x-raw(memory:CUDAMemory)");
+  EXPECT_FALSE (bad.eos);
+  EXPECT_TRUE (bad.has_error_containing ("not-negotiated")) << (bad.errors.empty () ? "" : bad.errors[0]);
+  const BusResult good = run_with_sink_caps (desc, "video/x-raw,format=GRAY8");
+  EXPECT_TRUE (good.eos) << (good.errors.empty () ? "" : good.errors[0]);
+}
+
 /* ------------------------------------------------------------ frames */
 
 TEST (CannyCpu, TinyConstantAndAllEdgeFrames)
@@ -283,9 +408,12 @@ TEST (CannyCpu, Properties)
   EXPECT_EQ (mode, 1);
   gst_object_unref (e);
 
-  /* GRAY8 only */
-  EXPECT_TRUE (run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=64,height=48 ! "
-                             "cudacanny backend=cpu ! fakesink").eos);
+  /* GRAY8 and the luma of NV12 and I420 in, GRAY8 out */
+  for (const char *f : { "GRAY8", "NV12", "I420" })
+    EXPECT_TRUE (run_pipeline (std::string ("videotestsrc num-buffers=2 ! video/x-raw,format=") + f +
+                     ",width=65,height=49 ! cudacanny backend=cpu ! video/x-raw,format=GRAY8 ! fakesink")
+                     .eos)
+        << f;
   EXPECT_FALSE (run_pipeline ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA ! cudacanny backend=cpu ! "
                               "fakesink").eos);
 }

@@ -169,7 +169,8 @@ TEST (GrayCpu, PositionMetasAreKept)
 TEST (GrayCpu, OddInputPitches)
 {
   const cv::Mat rgb = random_rgb (641, 479, 3);
-  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_I420 }) {
+  for (GstVideoFormat f :
+      { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12 }) {
     GstBuffer *in = with_row_padding (rgb_to_buffer (rgb, f), f, rgb.cols, rgb.rows, 7);
     cv::Mat out = run_harness_mat ("cudagray backend=cpu", caps_string (f, rgb.cols, rgb.rows),
         caps_string (GST_VIDEO_FORMAT_GRAY8, rgb.cols, rgb.rows), in);

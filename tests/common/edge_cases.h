@@ -14,6 +14,7 @@
 #include "test_util.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,15 @@ void check_start_stop_cycles (const std::string & backend, int cycles, int w, in
 
 /* The leaks tracer, if GST_TRACERS named it; nullptr otherwise. */
 GstTracer *leaks_tracer ();
+
+/* Runs `cycle` (i = 1..cycles; false stops) under the leaks tracer's
+ * tracking and fails when a GStreamer object made during the cycles is
+ * still alive after them (warm the pipeline up first: what its first run
+ * creates once, plugin features, pools, is not a leak). Fails too when
+ * GST_TRACERS asks for the leaks tracer and it is not loaded (a GStreamer
+ * without coretracers): a leak check that cannot run must not pass. Only
+ * without GST_TRACERS=leaks it runs the cycles unchecked, saying so. */
+void check_cycles_leave_nothing (const std::function<bool (int)> & cycle, int cycles);
 /* Resident set size of this process, MiB. */
 double resident_mib ();
 

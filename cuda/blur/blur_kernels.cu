@@ -745,10 +745,11 @@ split2_kernel (const uint8_t *__restrict__ src, size_t src_pitch, uint8_t *__res
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= w)
     return;
+  /* byte loads and stores: a plane may start at any address (a crop) */
   for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
-    const uchar2 p = reinterpret_cast<const uchar2 *> (src + (size_t) y * src_pitch)[x];
-    a[(size_t) y * pitch + x] = p.x;
-    b[(size_t) y * pitch + x] = p.y;
+    const uint8_t *p = src + (size_t) y * src_pitch + 2 * (size_t) x;
+    a[(size_t) y * pitch + x] = p[0];
+    b[(size_t) y * pitch + x] = p[1];
   }
 }
 
@@ -759,9 +760,11 @@ merge2_kernel (const uint8_t *__restrict__ a, const uint8_t *__restrict__ b, siz
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x >= w)
     return;
-  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y)
-    reinterpret_cast<uchar2 *> (dst + (size_t) y * dst_pitch)[x] =
-        make_uchar2 (a[(size_t) y * pitch + x], b[(size_t) y * pitch + x]);
+  for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+    uint8_t *p = dst + (size_t) y * dst_pitch + 2 * (size_t) x;
+    p[0] = a[(size_t) y * pitch + x];
+    p[1] = b[(size_t) y * pitch + x];
+  }
 }
 
 const KernelTraits &

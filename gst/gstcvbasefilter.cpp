@@ -369,8 +369,14 @@ gst_cv_base_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query
      * that kind and context, or one of ours; it sizes the buffers itself */
     if (pool && !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == p->context))
       gst_clear_object (&pool);
-    if (!pool)
+    if (!pool) {
+      /* GstCudaMemory's allocator exists once someone has set it up:
+       * nvcodec's plugin does when it loads, a pipeline without nvcodec
+       * (an application's appsink asking for memory:CUDAMemory) would find
+       * none */
+      gst_cuda_memory_init_once ();
       pool = gst_cuda_buffer_pool_new (p->context);
+    }
     size = MAX (size, (guint) info.size);
   } else if (out_kind == GST_CV_MEMORY_DEVICE) {
     /* A downstream pool of ours in the same context is as good as our own. */

@@ -1,7 +1,10 @@
 #include "flow_ref.h"
 
 #include "harness.h"
+#include "harris_ref.h"
+#include "overlay_check.h"
 
+#include "../../cuda/flow/flow_draw.h"
 #include "../../cuda/flow/flow_math.h"
 #include "../../cuda/flow/flow_pyramid4.h"
 #include "../../cuda/flow/lk_window.h"
@@ -496,6 +499,56 @@ FlowRun::FlowRun (FlowRun && o) noexcept : ok (o.ok), frames (std::move (o.frame
   o.messages.clear ();
 }
 
+FlowFrame
+flow_frame (GstBuffer * out, GstCaps * caps)
+{
+  FlowFrame f;
+  f.out = buffer_to_mat (out, caps);
+  f.planes = buffer_planes (out, caps);
+  if (const GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (out)) {
+    f.has_meta = true;
+    f.grid_step = m->grid_step;
+    f.grid_cols = m->grid_cols;
+    f.grid_rows = m->grid_rows;
+    for (guint i = 0; i < m->n; i++) {
+      const GstCvFlowVector & v = m->vectors[i];
+      FlowVector fv;
+      fv.prev_x = v.prev_x;
+      fv.prev_y = v.prev_y;
+      fv.x = v.x;
+      fv.y = v.y;
+      fv.status = v.status;
+      f.vectors.push_back (fv);
+    }
+  }
+  return f;
+}
+
+FrameSequence::FrameSequence (const std::string & name, const std::vector<cv::Mat> & pictures, GstVideoFormat f,
+    int row_pad)
+    : format (f), pad (row_pad), rgb (pictures)
+{
+  caps = caps_string (f, rgb[0].cols, rgb[0].rows);
+  info = caps_info (caps);
+  what = name + " " + gst_video_format_to_string (f) + " " + size_str (rgb[0]) +
+      (pad ? " rows padded by " + std::to_string (pad) : "");
+  for (const cv::Mat & m : rgb) {
+    GstBuffer *b = frame_buffer (m, f, pad);
+    planes.push_back (caps_planes (b, caps));
+    luma.push_back (frame_luma (planes.back (), &info));
+    gst_buffer_unref (b);
+  }
+}
+
+std::vector<FlowInput>
+FrameSequence::inputs () const
+{
+  std::vector<FlowInput> in;
+  for (const cv::Mat & m : rgb)
+    in.push_back ({ frame_buffer (m, format, pad) });
+  return in;
+}
+
 FlowRun
 run_flow (const std::string & element, const std::string & in_caps, const std::string & out_caps,
     std::vector<FlowInput> inputs)
@@ -531,26 +584,8 @@ run_flow (const std::string & element, const std::string & in_caps, const std::s
       r.ok = false;
       break;
     }
-    FlowFrame f;
-    f.out = buffer_to_mat (out, caps);
-    if (const GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (out)) {
-      f.has_meta = true;
-      f.grid_step = m->grid_step;
-      f.grid_cols = m->grid_cols;
-      f.grid_rows = m->grid_rows;
-      for (guint i = 0; i < m->n; i++) {
-        const GstCvFlowVector & v = m->vectors[i];
-        FlowVector fv;
-        fv.prev_x = v.prev_x;
-        fv.prev_y = v.prev_y;
-        fv.x = v.x;
-        fv.y = v.y;
-        fv.status = v.status;
-        f.vectors.push_back (fv);
-      }
-    }
+    r.frames.push_back (flow_frame (out, caps));
     gst_buffer_unref (out);
-    r.frames.push_back (std::move (f));
   }
   gst_caps_unref (caps);
   while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
@@ -603,5 +638,85 @@ prev_points (const std::vector<FlowVector> & v)
     p.emplace_back (f.prev_x, f.prev_y);
   return p;
 }
+
+std::vector<cv::Point>
+flow_line_pixels (const std::vector<FlowVector> & v, int width, int height)
+{
+  std::vector<cv::Point> px;
+  for (const FlowVector & f : v) {
+    if (!f.status)
+      continue;
+    const int x0 = cudavision::flow_round_px (f.prev_x), y0 = cudavision::flow_round_px (f.prev_y);
+    const int x1 = cudavision::flow_round_px (f.x), y1 = cudavision::flow_round_px (f.y);
+    const int steps = std::max (std::abs (x1 - x0), std::abs (y1 - y0));
+    for (int k = 0; k <= std::min (steps, cudavision::kFlowLineMax); k++) {
+      /* (x1 - x0) k / steps is a small rational: in doubles its halves are
+       * exact, so floor (q + 0.5) rounds them up as it should */
+      const int x = steps ? x0 + (int) std::floor ((double) (x1 - x0) * k / steps + 0.5) : x0;
+      const int y = steps ? y0 + (int) std::floor ((double) (y1 - y0) * k / steps + 0.5) : y0;
+      if (x >= 0 && y >= 0 && x < width && y < height)
+        px.emplace_back (x, y);
+    }
+  }
+  return px;
+}
+
+std::vector<cv::Point>
+flow_marker_pixels (const std::vector<FlowVector> & v, int width, int height)
+{
+  std::vector<cudavision::Corner> at;
+  for (const FlowVector & f : v)
+    if (f.status)
+      at.push_back ({ (float) cudavision::flow_round_px (f.x), (float) cudavision::flow_round_px (f.y), 0.f });
+  return corner_mark_pixels (at, width, height);
+}
+
+void
+paint_pixels (std::vector<cv::Mat> & planes, const GstVideoInfo * info, uint32_t argb,
+    const std::vector<cv::Point> & pixels)
+{
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+  const std::vector<uint8_t> yuv = overlay_color_bytes (info, argb);
+  const uint8_t a = argb >> 24, r = argb >> 16, g = argb >> 8, b = argb;
+  for (const cv::Point & p : pixels) {
+    switch (format) {
+      case GST_VIDEO_FORMAT_GRAY8:
+        planes[0].at<uint8_t> (p.y, p.x) = 255;
+        break;
+      case GST_VIDEO_FORMAT_NV12:
+        planes[0].at<uint8_t> (p.y, p.x) = yuv[0];
+        planes[1].at<cv::Vec2b> (p.y / 2, p.x / 2) = cv::Vec2b (yuv[1], yuv[2]);
+        break;
+      case GST_VIDEO_FORMAT_I420:
+        planes[0].at<uint8_t> (p.y, p.x) = yuv[0];
+        planes[1].at<uint8_t> (p.y / 2, p.x / 2) = yuv[1];
+        planes[2].at<uint8_t> (p.y / 2, p.x / 2) = yuv[2];
+        break;
+      default: {
+        uint8_t *px = planes[0].ptr<uint8_t> (p.y) + (size_t) p.x * GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+        px[GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R)] = r;
+        px[GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G)] = g;
+        px[GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B)] = b;
+        if (GST_VIDEO_INFO_HAS_ALPHA (info))
+          px[GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_A)] = a;
+        break;
+      }
+    }
+  }
+}
+
+std::vector<cv::Mat>
+expected_flow_drawing (const std::vector<cv::Mat> & in, const GstVideoInfo * info, const std::vector<FlowVector> & v,
+    uint32_t line_argb, uint32_t marker_argb, bool markers)
+{
+  std::vector<cv::Mat> out;
+  for (const cv::Mat & m : in)
+    out.push_back (m.clone ());
+  paint_pixels (out, info, line_argb, flow_line_pixels (v, info->width, info->height));
+  if (markers)
+    paint_pixels (out, info, marker_argb, flow_marker_pixels (v, info->width, info->height));
+  return out;
+}
+
 
 }  // namespace cvtest

@@ -7,6 +7,8 @@
 
 #include "../../cuda/flow/flow_params.h"
 
+#include <cstdint>
+
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <opencv2/core.hpp>
@@ -106,7 +108,12 @@ struct FlowFrame {
   std::vector<cudavision::FlowVector> vectors;
   unsigned grid_step = 0, grid_cols = 0, grid_rows = 0;
   cv::Mat out;
+  std::vector<cv::Mat> planes; /* every plane of the output (buffer_planes) */
 };
+
+/* What an output buffer of `caps` carries: its flow meta and planes. */
+FlowFrame flow_frame (GstBuffer * out, GstCaps * caps);
+
 struct FlowRun {
   bool ok = false;
   std::vector<FlowFrame> frames;
@@ -123,6 +130,22 @@ struct FlowInput {
   GstBuffer *buffer = nullptr; /* taken */
   bool flush_before = false;
   bool segment_before = false;
+};
+
+/* Frames of one format made from RGB pictures (frame_buffer: rows padded
+ * by `pad` bytes), with the planes and the luma (frame_luma) of their own
+ * bytes. */
+struct FrameSequence {
+  std::string what, caps;
+  GstVideoInfo info;
+  GstVideoFormat format;
+  int pad = 0;
+  std::vector<cv::Mat> rgb, luma;
+  std::vector<std::vector<cv::Mat>> planes;
+
+  FrameSequence (const std::string & name, const std::vector<cv::Mat> & pictures, GstVideoFormat f, int row_pad = 0);
+  /* The buffers to push (new ones, the same bytes every time). */
+  std::vector<FlowInput> inputs () const;
 };
 
 /* Pushes `inputs` through the element description `element` (caps
@@ -143,5 +166,33 @@ std::vector<cv::Mat> realshort_gray (int max_frames);
 
 /* Vectors as OpenCV points (previous positions). */
 std::vector<cv::Point2f> prev_points (const std::vector<cudavision::FlowVector> & v);
+
+/* ------------------------------------------------- draw=true, written out */
+
+/* The pixels of the motion vectors draw=true paints: for each tracked
+ * vector the line from its start to its end (each rounded to a pixel,
+ * flow_round_px), max (|dx|, |dy|) + 1 evenly spaced pixels whose
+ * positions are rounded half up, at most kFlowLineMax + 1 of them from the
+ * start, clipped to the frame. Written here apart from flow_draw.h's
+ * integer code. */
+std::vector<cv::Point> flow_line_pixels (const std::vector<cudavision::FlowVector> & v, int width, int height);
+
+/* The crosses of sparse mode: corner_mark_pixels at each tracked vector's
+ * rounded end. */
+std::vector<cv::Point> flow_marker_pixels (const std::vector<cudavision::FlowVector> & v, int width, int height);
+
+/* Paints `pixels` on `planes` (a frame of `info`, caps_planes) in `argb`
+ * as overlay_check.h states a painted pixel: packed RGB its R, G, B bytes
+ * (and an alpha byte the colour's alpha), GRAY8 255, NV12 / I420 the luma
+ * sample and the 4:2:0 chroma sample above it (overlay_color_bytes). A
+ * later paint replaces an earlier one, samples shared included. */
+void paint_pixels (std::vector<cv::Mat> & planes, const GstVideoInfo * info, uint32_t argb,
+    const std::vector<cv::Point> & pixels);
+
+/* The output draw=true must give for the vectors `v` on a frame whose
+ * input planes are `in`: every line in `line_argb`, then (`markers`: sparse
+ * mode) every cross in `marker_argb` on top. */
+std::vector<cv::Mat> expected_flow_drawing (const std::vector<cv::Mat> & in, const GstVideoInfo * info,
+    const std::vector<cudavision::FlowVector> & v, uint32_t line_argb, uint32_t marker_argb, bool markers);
 
 }  // namespace cvtest

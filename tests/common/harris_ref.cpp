@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "../../cuda/harris/corner_cells.h"
+#include "../../cuda/harris/corner_marker.h"
 #include "../../cuda/harris/harris_math.h"
 
 #include "gstcvkeypointsmeta.h"
@@ -580,11 +581,8 @@ run_harris (const std::string & element, const std::string & in_caps, const std:
   if (out) {
     r.ok = true;
     r.out = output_mat (out, out_caps);
-    if (GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (out)) {
-      r.has_meta = true;
-      for (guint i = 0; i < m->n; i++)
-        r.corners.push_back ({ m->points[i].x, m->points[i].y, m->points[i].score });
-    }
+    r.planes = caps_planes (out, out_caps);
+    r.corners = buffer_corners (out, &r.has_meta);
     gst_buffer_unref (out);
   }
   for (const OwnedStructure & owned : messages) {
@@ -657,6 +655,126 @@ packed_frame (const cv::Mat & rgb, GstVideoFormat f)
   gst_caps_unref (caps);
   gst_buffer_unref (b);
   return m;
+}
+
+GstVideoInfo
+caps_info (const std::string & caps)
+{
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  GstVideoInfo info;
+  const bool ok = c && gst_video_info_from_caps (&info, c);
+  if (c)
+    gst_caps_unref (c);
+  if (!ok)
+    throw std::runtime_error ("caps_info: not video caps: " + caps);
+  return info;
+}
+
+std::vector<cv::Mat>
+caps_planes (GstBuffer * buf, const std::string & caps)
+{
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  std::vector<cv::Mat> planes = buffer_planes (buf, c);
+  gst_caps_unref (c);
+  return planes;
+}
+
+GstBuffer *
+frame_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
+{
+  GstBuffer *b = rgb_to_buffer (rgb, format);
+  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
+}
+
+cv::Mat
+frame_luma (const std::vector<cv::Mat> & planes, const GstVideoInfo * info)
+{
+  const GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
+  if (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420 || f == GST_VIDEO_FORMAT_GRAY8)
+    return planes[0].clone ();
+  cv::Mat rgb (info->height, info->width, CV_8UC3), gray;
+  const int from_to[] = { (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R), 0,
+    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G), 1,
+    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B), 2 };
+  cv::mixChannels (&planes[0], 1, &rgb, 1, from_to, 3);
+  cv::cvtColor (rgb, gray, cv::COLOR_RGB2GRAY);
+  return gray;
+}
+
+std::string
+diff_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want)
+{
+  std::ostringstream s;
+  if (got.size () != want.size ()) {
+    s << got.size () << " planes, expected " << want.size ();
+    return s.str ();
+  }
+  long differing = 0;
+  std::string first;
+  for (size_t p = 0; p < got.size (); p++) {
+    const cv::Mat & g = got[p], & w = want[p];
+    if (g.size () != w.size () || g.type () != w.type ()) {
+      s << "plane " << p << " is " << size_str (g) << ", expected " << size_str (w);
+      return s.str ();
+    }
+    const int row = g.cols * (int) g.elemSize ();
+    for (int y = 0; y < g.rows; y++) {
+      const uint8_t *a = g.ptr<uint8_t> (y), *b = w.ptr<uint8_t> (y);
+      for (int x = 0; x < row; x++) {
+        if (a[x] == b[x])
+          continue;
+        if (!differing++) {
+          std::ostringstream f;
+          f << "plane " << p << " row " << y << " byte " << x << ": " << (int) a[x] << ", expected " << (int) b[x];
+          first = f.str ();
+        }
+      }
+    }
+  }
+  if (differing)
+    s << differing << " bytes differ; first: " << first;
+  return s.str ();
+}
+
+std::vector<Corner>
+buffer_corners (GstBuffer * buf, bool *has)
+{
+  std::vector<Corner> corners;
+  GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
+  if (has)
+    *has = m != nullptr;
+  for (guint i = 0; m && i < m->n; i++)
+    corners.push_back ({ m->points[i].x, m->points[i].y, m->points[i].score });
+  return corners;
+}
+
+std::vector<cv::Point>
+corner_mark_pixels (const std::vector<Corner> & corners, int width, int height)
+{
+  std::vector<cv::Point> px;
+  for (const Corner & c : corners) {
+    for (int k = 0; k < cudavision::kCornerMarkerPixels; k++) {
+      int dx, dy;
+      cudavision::corner_marker_offset (k, &dx, &dy);
+      const cv::Point p ((int) c.x + dx, (int) c.y + dy);
+      if (p.x >= 0 && p.y >= 0 && p.x < width && p.y < height)
+        px.push_back (p);
+    }
+  }
+  return px;
+}
+
+GstHarness *
+harness_for_bin (const std::string & description)
+{
+  GstElement *bin = gst_parse_bin_from_description (description.c_str (), TRUE, nullptr);
+  if (!bin)
+    return nullptr;
+  if (shared_context ())
+    gst_element_set_context (bin, shared_context ());
+  GstHarness *h = gst_harness_new_with_element (bin, "sink", "src");
+  gst_object_unref (bin);
+  return h;
 }
 
 }  // namespace cvtest

@@ -6,6 +6,7 @@
 #include "../../cuda/harris/corner_params.h"
 #include "../../cuda/harris/corner_select.h"
 
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <opencv2/core.hpp>
@@ -111,6 +112,7 @@ cv::Mat load_gray (const std::string & path);
 struct HarrisRun {
   bool ok = false;                        /* an output buffer came */
   cv::Mat out;                            /* plane 0 of the output */
+  std::vector<cv::Mat> planes;            /* every plane of the output (buffer_planes) */
   bool has_meta = false;
   std::vector<cudavision::Corner> corners; /* from GstCvKeypointsMeta */
   int messages = 0;
@@ -128,7 +130,8 @@ HarrisRun run_harris_gray (const std::string & element, const cv::Mat & gray,
 HarrisRun run_harris_rgb (const std::string & element, const cv::Mat & rgb, GstVideoFormat f, GstVideoFormat out);
 
 /* Checks draw=true's marks on a 4-byte frame: `orig` the input bytes,
- * `out` the output. Counts marker pixels that are not red (alpha kept) and
+ * `out` the output. Counts marker pixels that are not red (the fourth
+ * byte kept: for x layouts, whose padding the marks leave alone) and
  * pixels outside the markers that changed. */
 struct MarkCheck {
   long marker_pixels = 0;
@@ -140,5 +143,43 @@ MarkCheck check_marks (const cv::Mat & out, const cv::Mat & orig, const std::vec
 
 /* The bytes rgb_to_buffer makes for `f`, as a Mat (4-byte formats). */
 cv::Mat packed_frame (const cv::Mat & rgb, GstVideoFormat f);
+
+/* ------------------------------------------ frames of any input format */
+
+/* The GstVideoInfo of a caps string (throws when it is not video). */
+GstVideoInfo caps_info (const std::string & caps);
+
+/* Every plane of `buf`, a frame of `caps` (buffer_planes). */
+std::vector<cv::Mat> caps_planes (GstBuffer * buf, const std::string & caps);
+
+/* rgb_to_buffer's frame of `rgb` in `format`, its rows padded by `pad`
+ * bytes (with_row_padding) when `pad` > 0. */
+GstBuffer *frame_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad = 0);
+
+/* The luma the elements analyse, from a frame's own bytes (its
+ * caps_planes): the Y plane of NV12 and I420 (and GRAY8) as it lies,
+ * cv::cvtColor's RGB2GRAY of the R, G and B bytes of packed RGB, wherever
+ * the layout has them. */
+cv::Mat frame_luma (const std::vector<cv::Mat> & planes, const GstVideoInfo * info);
+
+/* Same planes, byte for byte? Empty when equal, else how many bytes
+ * differ and the first. */
+std::string diff_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want);
+
+/* The corners of a buffer's GstCvKeypointsMeta; `has` says whether it
+ * had one. */
+std::vector<cudavision::Corner> buffer_corners (GstBuffer * buf, bool *has = nullptr);
+
+/* The pixels draw=true paints for `corners` in a `width` x `height` frame:
+ * the cross of corner_marker_offset at each corner's pixel, clipped to
+ * the frame (repeats where crosses overlap). */
+std::vector<cv::Point> corner_mark_pixels (const std::vector<cudavision::Corner> & corners, int width, int height);
+
+/* A GstHarness around the elements of `description` in a bin (its
+ * unlinked pads ghosted as "sink" and "src"), given the shared CUDA
+ * context first: chains of elements, e.g. one that uploads the frames
+ * before the element under test, driven frame by frame. nullptr when the
+ * description does not parse. */
+GstHarness *harness_for_bin (const std::string & description);
 
 }  // namespace cvtest

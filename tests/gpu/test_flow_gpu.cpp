@@ -11,12 +11,19 @@
  *    results blocks (a frame's vectors stay its own after later frames);
  *  - the element: the same through GStreamer, colour input, drawing and
  *    flow colours against the CPU backend's functions, resets, device
- *    memory out with the meta, and a device-memory chain from cudagray.
+ *    memory out with the meta, and a device-memory chain from cudagray;
+ *    NV12, I420 (odd sizes, padded rows), RGB and BGR tracked as their
+ *    luma is as GRAY8, bit for bit, like OpenCV, with the lines in `color`
+ *    and the crosses in `marker-color` drawn from the GPU's own vectors on
+ *    every plane; the held frames of latency-frames=1 on NV12,
+ *    memory:CUDAMemory out, and colours changed between frames redrawn by
+ *    the frame graph.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/device_fixture.h"
 #include "../common/flow_ref.h"
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
+#include "../common/overlay_check.h"
 
 #include "../../cpu/flow_cpu.h"
 #include "../../cuda/flow/flow.h"
@@ -121,6 +128,84 @@ basketball (int i)
 {
   static const cv::Mat a = load_gray (data_path ("basketball1.png")), b = load_gray (data_path ("basketball2.png"));
   return i == 1 ? a : b;
+}
+
+const cv::Mat &
+basketball_rgb (int i)
+{
+  static const cv::Mat a = load_rgb (data_path ("basketball1.png")), b = load_rgb (data_path ("basketball2.png"));
+  return i == 1 ? a : b;
+}
+
+/* The basketball pair, then the second frame moved a little more each
+ * frame: sparse tracks through re-detections. */
+std::vector<cv::Mat>
+basketball_sequence ()
+{
+  const cv::Mat & b2 = basketball_rgb (2);
+  return { basketball_rgb (1), b2, shifted (b2, 1.5, -0.75), shifted (b2, 3.25, -1.5), shifted (b2, 4.5, -1.25), b2 };
+}
+
+/* Frame k's vectors against OpenCV: dense, calcOpticalFlowPyrLK on the
+ * same grid; sparse, the GPU's points tracked by calcOpticalFlowPyrLK, and
+ * on the first tracked frame those points are goodFeaturesToTrack's. */
+void
+expect_frame_like_opencv (const FrameSequence & s, size_t k, const std::vector<FlowVector> & v, bool dense)
+{
+  const cv::Mat & a = s.luma[k - 1], & b = s.luma[k];
+  if (dense) {
+    expect_like_opencv (v, clipped (opencv_lk (a, b, grid_points (a.cols, a.rows, 8), FlowParams ()), a.cols, a.rows),
+        s.what + " dense, frame " + std::to_string (k));
+    return;
+  }
+  expect_like_opencv (v, clipped (opencv_lk (a, b, prev_points (v), FlowParams ()), a.cols, a.rows),
+      s.what + " sparse, frame " + std::to_string (k));
+  if (k == 1) {
+    std::vector<cudavision::Corner> got, want;
+    for (const auto & f : v)
+      got.push_back ({ f.prev_x, f.prev_y, 0 });
+    for (const auto & q : opencv_features (a, 500))
+      want.push_back ({ q.x, q.y, 0 });
+    EXPECT_GE (recall (got, want, 1.0), 0.95) << s.what << ": " << got.size () << " points vs OpenCV's " << want.size ();
+  }
+}
+
+/* `s` through "cudaflow backend=cuda draw=true `props`" in `mode`, out in
+ * `out_feature` memory: every frame's vectors are the element's on the
+ * frames' lumas as GRAY8, bit for bit (the tracker sees the luma, nothing
+ * else), and like OpenCV's; every plane of every output is the input's
+ * with those vectors' lines in `line`, then (sparse) their crosses in
+ * `marker` on top. */
+void
+check_gpu_flow (const FrameSequence & s, const std::string & mode, const std::string & props, guint32 line,
+    guint32 marker, const char *out_feature = nullptr)
+{
+  const bool dense = mode == "dense";
+  SCOPED_TRACE (s.what + " " + mode + ": " + props + (out_feature ? std::string (" out ") + out_feature : ""));
+  const std::string element = "cudaflow backend=cuda mode=" + mode + " " + props;
+  const FlowRun r = run_flow (element + " draw=true", s.caps,
+      caps_string (s.format, s.info.width, s.info.height, out_feature), s.inputs ());
+  const FlowRun gray = run_flow_gray (element, s.luma);
+  ASSERT_TRUE (r.ok && gray.ok);
+  ASSERT_EQ (r.frames.size (), s.rgb.size ());
+  ASSERT_EQ (gray.frames.size (), s.rgb.size ());
+  size_t tracked = 0;
+  for (size_t k = 0; k < r.frames.size (); k++) {
+    SCOPED_TRACE ("frame " + std::to_string (k));
+    const auto & v = r.frames[k].vectors;
+    EXPECT_TRUE (r.frames[k].has_meta);
+    EXPECT_EQ (diff_vectors (v, gray.frames[k].vectors), "");
+    EXPECT_EQ (diff_planes (r.frames[k].planes, expected_flow_drawing (s.planes[k], &s.info, v, line, marker, !dense)),
+        "");
+    if (k == 0) {
+      EXPECT_TRUE (v.empty ());
+      continue;
+    }
+    expect_frame_like_opencv (s, k, v, dense);
+    for (const FlowVector & f : v)
+      tracked += f.status;
+  }
+  EXPECT_GT (tracked, 100 * (r.frames.size () - 1));
 }
 
 }  // namespace
@@ -563,4 +648,237 @@ TEST (FlowGpu, ChainFromCudagray)
   r = run_pipeline ("videotestsrc num-buffers=10 pattern=ball ! video/x-raw,format=GRAY8,width=320,height=240 ! "
                     "cudaharris backend=cuda method=shi-tomasi ! cudaflow backend=cuda ! fakesink");
   EXPECT_TRUE (r.eos) << (r.errors.empty () ? "" : r.errors[0]);
+}
+
+/* ------------------------------------------- NV12, I420, RGB, BGR, colours */
+
+/* Every input kind, sparse and dense, in the default colours and in
+ * others (alphas in an alpha byte). */
+TEST (FlowGpu, YuvAndRgbInputs)
+{
+  const std::vector<cv::Mat> pair = { basketball_rgb (1), basketball_rgb (2) };
+  const cv::Rect odd (1, 2, 637, 475);
+  const std::vector<cv::Mat> odd_pair = { pair[0] (odd).clone (), pair[1] (odd).clone () };
+  const std::vector<FrameSequence> seqs = {
+    { "basketball", pair, GST_VIDEO_FORMAT_NV12 },
+    { "basketball", pair, GST_VIDEO_FORMAT_I420 },
+    { "basketball crop", odd_pair, GST_VIDEO_FORMAT_NV12 },
+    { "basketball crop", odd_pair, GST_VIDEO_FORMAT_I420, 3 },
+    { "basketball", pair, GST_VIDEO_FORMAT_NV12, 5 },
+    { "basketball", pair, GST_VIDEO_FORMAT_RGB },
+    { "basketball", pair, GST_VIDEO_FORMAT_BGR },
+    { "basketball crop", odd_pair, GST_VIDEO_FORMAT_BGR, 1 },
+    { "basketball", pair, GST_VIDEO_FORMAT_RGBA },
+  };
+  for (const FrameSequence & s : seqs) {
+    for (const char *mode : { "sparse", "dense" }) {
+      check_gpu_flow (s, mode, "", cudavision::kFlowLineColor, cudavision::kCornerMarkerColor);
+      check_gpu_flow (s, mode, "color=0x80ffff00 marker-color=0x40ff00ff", 0x80ffff00u, 0x40ff00ffu);
+    }
+  }
+}
+
+/* Several NV12 and BGR frames, sparse: the decision to detect again (taken
+ * on the GPU one frame later) follows the luma's, every 2 frames and only
+ * when tracks run low; every block-sizing mode gives the same. */
+TEST (FlowGpu, YuvSequencesAndBlockSizingModes)
+{
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_BGR }) {
+    const FrameSequence s ("basketball sequence", basketball_sequence (), f);
+    for (const char *interval : { "redetect-interval=2", "redetect-interval=0" })
+      check_gpu_flow (s, "sparse", interval, cudavision::kFlowLineColor, cudavision::kCornerMarkerColor);
+  }
+  const FrameSequence s ("basketball", { basketball_rgb (1), basketball_rgb (2) }, GST_VIDEO_FORMAT_NV12);
+  for (const char *mode : kBlockSizingModes) {
+    check_gpu_flow (s, "sparse", mode, cudavision::kFlowLineColor, cudavision::kCornerMarkerColor);
+    check_gpu_flow (s, "dense", mode, cudavision::kFlowLineColor, cudavision::kCornerMarkerColor);
+  }
+}
+
+/* System memory in, device memory out (memory:CudaVisionMemory): the
+ * meta on the real output buffer, the planes mapped back on the host. */
+TEST (FlowGpu, YuvDeviceMemoryOutput)
+{
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    const FrameSequence s ("basketball sequence", basketball_sequence (), f);
+    for (const char *mode : { "sparse", "dense" })
+      check_gpu_flow (s, mode, "marker-color=0xffffff00", cudavision::kFlowLineColor, 0xffffff00u,
+          GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  }
+}
+
+/* The outputs of `s` pushed one at a time through the bin `description`
+ * (device memory out); `out_when_pushed` gets how many were out once each
+ * frame was in; EOS pushes what is held. */
+static std::vector<FlowFrame>
+run_bin (const std::string & description, const FrameSequence & s, const std::string & out_caps,
+    std::vector<size_t> * out_when_pushed)
+{
+  std::vector<FlowFrame> out;
+  GstHarness *h = harness_for_bin (description);
+  if (!h) {
+    ADD_FAILURE () << "cannot build " << description;
+    return out;
+  }
+  gst_harness_set_caps_str (h, s.caps.c_str (), out_caps.c_str ());
+  GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+  auto drain = [&] {
+    while (GstBuffer *o = gst_harness_try_pull (h)) {
+      out.push_back (flow_frame (o, caps));
+      gst_buffer_unref (o);
+    }
+  };
+  for (FlowInput & in : s.inputs ()) {
+    EXPECT_EQ (gst_harness_push (h, in.buffer), GST_FLOW_OK);
+    drain ();
+    out_when_pushed->push_back (out.size ());
+  }
+  EXPECT_TRUE (gst_harness_push_event (h, gst_event_new_eos ()));
+  drain ();
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* latency-frames=1 with device memory on both pads (an upstream element
+ * uploads the NV12 frames): a frame leaves only once the next has come,
+ * EOS pushes the last, and each carries its own vectors and drawing, those
+ * of latency-frames=0, the luma's as GRAY8. */
+TEST (FlowGpu, HeldNv12FramesKeepTheirOwnVectors)
+{
+  const FrameSequence s ("basketball sequence", basketball_sequence (), GST_VIDEO_FORMAT_NV12);
+  const std::string out_caps = caps_string (GST_VIDEO_FORMAT_NV12, s.info.width, s.info.height,
+      GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  for (const char *mode : { "sparse", "dense" }) {
+    SCOPED_TRACE (mode);
+    const std::string element = std::string ("cudaflow backend=cuda redetect-interval=2 mode=") + mode;
+    const FlowRun gray = run_flow_gray (element, s.luma);
+    ASSERT_TRUE (gray.ok);
+    std::vector<FlowFrame> runs[2];
+    for (int latency : { 0, 1 }) {
+      std::vector<size_t> paced;
+      runs[latency] = run_bin ("cudaflow backend=cuda mode=dense grid-step=64 ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION
+                               "),format=NV12 ! " + element + " name=e draw=true latency-frames=" + std::to_string (latency),
+          s, out_caps, &paced);
+      ASSERT_EQ (runs[latency].size (), s.rgb.size ()) << "latency-frames=" << latency << ": EOS must push the held frame";
+      for (size_t i = 0; i < paced.size (); i++)
+        EXPECT_EQ (paced[i], i + 1 - latency) << "latency-frames=" << latency << ", after frame " << i;
+    }
+    for (size_t k = 0; k < s.rgb.size (); k++) {
+      SCOPED_TRACE ("frame " + std::to_string (k));
+      EXPECT_EQ (diff_vectors (runs[1][k].vectors, runs[0][k].vectors), "");
+      EXPECT_EQ (diff_vectors (runs[1][k].vectors, gray.frames[k].vectors), "");
+      EXPECT_EQ (diff_planes (runs[1][k].planes, runs[0][k].planes), "");
+      EXPECT_EQ (diff_planes (runs[1][k].planes, expected_flow_drawing (s.planes[k], &s.info, runs[1][k].vectors,
+                                                     cudavision::kFlowLineColor, cudavision::kCornerMarkerColor,
+                                                     std::string (mode) == "sparse")),
+          "");
+      if (k > 0) {
+        EXPECT_GT (runs[1][k].vectors.size (), 100u);
+      }
+    }
+  }
+}
+
+/* memory:CUDAMemory out (nvcodec's kind): the buffers hold GstCudaMemory,
+ * whose bytes mapped on the host are the input's with the GPU's vectors
+ * drawn (the first frame: the input itself, as the CPU backend gives it).
+ * Nothing else in the process loads nvcodec's plugin, whose start
+ * registers GstCudaMemory's allocator: the element must not need it
+ * loaded. */
+TEST (FlowGpu, CudaMemoryOutput)
+{
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_BGR }) {
+    const FrameSequence s ("basketball sequence", basketball_sequence (), f);
+    SCOPED_TRACE (s.what);
+    const std::string out_caps = caps_string (f, s.info.width, s.info.height, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    const FlowRun gray = run_flow_gray ("cudaflow backend=cuda", s.luma);
+    const FlowRun cpu = run_flow ("cudaflow backend=cpu draw=true", s.caps, s.caps, s.inputs ());
+    ASSERT_TRUE (gray.ok && cpu.ok);
+    GstHarness *h = harness_for_bin ("cudaflow backend=cuda draw=true");
+    ASSERT_NE (h, nullptr);
+    gst_harness_set_caps_str (h, s.caps.c_str (), out_caps.c_str ());
+    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+    std::vector<FlowInput> in = s.inputs ();
+    for (size_t k = 0; k < in.size (); k++) {
+      SCOPED_TRACE ("frame " + std::to_string (k));
+      /* a push that fails says why (not-negotiated: no output pool) */
+      const GstFlowReturn ret = gst_harness_push (h, in[k].buffer);
+      in[k].buffer = nullptr;
+      GstBuffer *out = gst_harness_try_pull (h);
+      if (ret != GST_FLOW_OK || !out) {
+        ADD_FAILURE () << "push: " << gst_flow_get_name (ret) << (out ? "" : ", no output");
+        if (out)
+          gst_buffer_unref (out);
+        break;
+      }
+      ASSERT_GE (gst_buffer_n_memory (out), 1u);
+      EXPECT_TRUE (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)));
+      const FlowFrame got = flow_frame (out, caps);
+      gst_buffer_unref (out);
+      EXPECT_EQ (diff_vectors (got.vectors, gray.frames[k].vectors), "");
+      EXPECT_EQ (diff_planes (got.planes, expected_flow_drawing (s.planes[k], &s.info, got.vectors,
+                                              cudavision::kFlowLineColor, cudavision::kCornerMarkerColor, true)),
+          "");
+      if (k == 0) {
+        EXPECT_EQ (diff_planes (got.planes, cpu.frames[0].planes), "");
+      } else {
+        EXPECT_GT (got.vectors.size (), 100u);
+      }
+    }
+    for (FlowInput & i : in)
+      if (i.buffer)
+        gst_buffer_unref (i.buffer);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+}
+
+/* RGBA in device memory on both pads: the lines and crosses are drawn
+ * inside the frame graph, their colours part of its key. Colours changed
+ * between frames are the next frame's, also on frames of the parity (the
+ * graph's arguments alternate) that was drawn in the old colours before,
+ * and back to the old ones. */
+TEST (FlowGpu, ColourChangesBetweenFramesInTheGraph)
+{
+  const FrameSequence s ("basketball sequence", basketball_sequence (), GST_VIDEO_FORMAT_RGBA);
+  const std::string out_caps = caps_string (GST_VIDEO_FORMAT_RGBA, s.info.width, s.info.height,
+      GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+  struct Colours {
+    guint32 line, marker;
+  };
+  const Colours colours[] = { { cudavision::kFlowLineColor, cudavision::kCornerMarkerColor },
+    { cudavision::kFlowLineColor, cudavision::kCornerMarkerColor },
+    { cudavision::kFlowLineColor, cudavision::kCornerMarkerColor }, { 0x80ffff00u, 0x40ff00ffu },
+    { 0x80ffff00u, cudavision::kCornerMarkerColor }, { cudavision::kFlowLineColor, cudavision::kCornerMarkerColor } };
+  static_assert (G_N_ELEMENTS (colours) == 6, "one a frame of basketball_sequence");
+  for (const char *mode : { "sparse", "dense" }) {
+    SCOPED_TRACE (mode);
+    const std::string element = std::string ("cudaflow backend=cuda mode=") + mode;
+    const FlowRun gray = run_flow_gray (element, s.luma);
+    ASSERT_TRUE (gray.ok);
+    GstHarness *h = harness_for_bin ("cudaflow backend=cuda mode=dense grid-step=64 ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION
+                                     "),format=RGBA ! " + element + " name=e draw=true");
+    ASSERT_NE (h, nullptr);
+    gst_harness_set_caps_str (h, s.caps.c_str (), out_caps.c_str ());
+    GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), "e");
+    ASSERT_NE (e, nullptr);
+    GstCaps *caps = gst_caps_from_string (out_caps.c_str ());
+    std::vector<FlowInput> in = s.inputs ();
+    for (size_t k = 0; k < in.size (); k++) {
+      SCOPED_TRACE ("frame " + std::to_string (k));
+      g_object_set (e, "color", colours[k].line, "marker-color", colours[k].marker, nullptr);
+      GstBuffer *out = gst_harness_push_and_pull (h, in[k].buffer);
+      ASSERT_NE (out, nullptr);
+      const FlowFrame got = flow_frame (out, caps);
+      gst_buffer_unref (out);
+      EXPECT_EQ (diff_vectors (got.vectors, gray.frames[k].vectors), "");
+      EXPECT_EQ (diff_planes (got.planes, expected_flow_drawing (s.planes[k], &s.info, got.vectors, colours[k].line,
+                                              colours[k].marker, std::string (mode) == "sparse")),
+          "");
+    }
+    gst_caps_unref (caps);
+    gst_object_unref (e);
+    gst_harness_teardown (h);
+  }
 }

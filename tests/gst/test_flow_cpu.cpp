@@ -10,12 +10,18 @@
  *    synthetic sub-pixel translations against the true motion, colour
  *    input, drawing, flow colours, keypoints from upstream, resets on
  *    DISCONT / flush / segment / timestamp gaps / new caps, messages,
- *    properties and caps. */
+ *    properties and caps;
+ *  - NV12 and I420 (odd sizes, padded rows) tracked on their own Y plane,
+ *    every packed RGB layout on its luma, and draw=true's lines in `color`
+ *    with the sparse crosses in `marker-color` on top, checked byte by
+ *    byte on every plane; renegotiation between formats mid-stream. */
 #include "../common/flow_ref.h"
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
+#include "../common/overlay_check.h"
 
 #include "../../cuda/flow/flow_draw.h"
+#include "../../cuda/harris/corner_marker.h"
 #include "gstcvflowmeta.h"
 #include "gstcvkeypointsmeta.h"
 
@@ -89,6 +95,57 @@ basketball (int i)
 {
   static const cv::Mat a = load_gray (data_path ("basketball1.png")), b = load_gray (data_path ("basketball2.png"));
   return i == 1 ? a : b;
+}
+
+const cv::Mat &
+basketball_rgb (int i)
+{
+  static const cv::Mat a = load_rgb (data_path ("basketball1.png")), b = load_rgb (data_path ("basketball2.png"));
+  return i == 1 ? a : b;
+}
+
+/* The vectors cudaflow must give on each frame of `luma` with its
+ * defaults: sparse mode's behaviour (reference_sparse), or the grid. */
+std::vector<std::vector<FlowVector>>
+reference_flow (const std::vector<cv::Mat> & luma, bool dense, int interval = 10, int step = 8)
+{
+  if (!dense)
+    return reference_sparse (luma, FlowParams (), 500, interval);
+  std::vector<std::vector<FlowVector>> out (luma.size ());
+  for (size_t k = 1; k < luma.size (); k++)
+    out[k] = clipped (opencv_lk (luma[k - 1], luma[k], grid_points (luma[k].cols, luma[k].rows, step), FlowParams ()),
+        luma[k].cols, luma[k].rows);
+  return out;
+}
+
+/* `s` through "cudaflow backend=cpu `props`" (mode=dense with `dense`):
+ * every frame's vectors are OpenCV's on the lumas of the frames' own
+ * bytes, and every plane of every output is the input's with (`drawn`)
+ * the lines of those vectors painted in `line`, then in sparse mode their
+ * crosses in `marker` on top. */
+void
+check_flow_and_drawing (const std::string & props, const FrameSequence & s, bool dense, guint32 line, guint32 marker,
+    bool drawn, int interval = 10)
+{
+  SCOPED_TRACE (s.what + (dense ? " dense: " : " sparse: ") + props);
+  const FlowRun r = run_flow ("cudaflow backend=cpu " + props + (dense ? " mode=dense" : ""), s.caps, s.caps,
+      s.inputs ());
+  ASSERT_TRUE (r.ok);
+  ASSERT_EQ (r.frames.size (), s.rgb.size ());
+  const auto ref = reference_flow (s.luma, dense, interval);
+  size_t tracked = 0;
+  for (size_t k = 0; k < ref.size (); k++) {
+    SCOPED_TRACE ("frame " + std::to_string (k));
+    EXPECT_TRUE (r.frames[k].has_meta);
+    EXPECT_EQ (diff_vectors (r.frames[k].vectors, ref[k]), "");
+    const std::vector<cv::Mat> want =
+        drawn ? expected_flow_drawing (s.planes[k], &s.info, ref[k], line, marker, !dense) : s.planes[k];
+    EXPECT_EQ (diff_planes (r.frames[k].planes, want), "");
+    for (const FlowVector & v : ref[k])
+      tracked += v.status;
+  }
+  /* there is motion to draw: a drawing that lost it shows */
+  EXPECT_GT (tracked, 100 * (ref.size () - 1));
 }
 
 }  // namespace
@@ -737,4 +794,137 @@ TEST (FlowCpu, PipelinesAndCaps)
   r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! cudaflow backend=cpu ! fakesink");
   EXPECT_FALSE (r.eos);
   EXPECT_FALSE (r.errors.empty ());
+}
+
+/* ------------------------------------------- NV12, I420, RGB, BGR, colours */
+
+/* NV12 and I420 (an odd size, padded rows): tracked on the Y plane as it
+ * lies, the chroma carried through; draw=true paints the lines in `color`
+ * (green by default) and, in sparse mode, the crosses in `marker-color`
+ * (red) over them, on the luma and the chroma sample above each pixel. */
+TEST (FlowCpu, YuvFramesAreTrackedOnTheirYPlane)
+{
+  const std::vector<cv::Mat> pair = { basketball_rgb (1), basketball_rgb (2) };
+  const cv::Rect odd (1, 2, 637, 475);
+  const std::vector<cv::Mat> odd_pair = { pair[0] (odd).clone (), pair[1] (odd).clone () };
+  std::vector<FrameSequence> seqs;
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    seqs.emplace_back ("basketball", pair, f);
+    seqs.emplace_back ("basketball crop", odd_pair, f);
+    seqs.emplace_back ("basketball crop", odd_pair, f, f == GST_VIDEO_FORMAT_NV12 ? 3 : 1);
+  }
+  for (const FrameSequence & s : seqs) {
+    for (bool dense : { false, true }) {
+      check_flow_and_drawing ("draw=false color=0xff2040ff", s, dense, 0, 0, false);
+      check_flow_and_drawing ("draw=true", s, dense, cudavision::kFlowLineColor, cudavision::kCornerMarkerColor, true);
+      check_flow_and_drawing ("draw=true color=0xff2040ff marker-color=0xffffff00", s, dense, 0xff2040ffu,
+          0xffffff00u, true);
+    }
+  }
+  /* the markers go over the lines: each cross covers its line's last
+   * pixel and the chroma of some line pixels, so the other order would
+   * give other bytes */
+  const FrameSequence & s = seqs[0];
+  const auto ref = reference_flow (s.luma, false);
+  std::vector<cv::Mat> lines_last = s.planes[1];
+  for (auto & m : lines_last)
+    m = m.clone ();
+  paint_pixels (lines_last, &s.info, cudavision::kCornerMarkerColor, flow_marker_pixels (ref[1], s.info.width, s.info.height));
+  paint_pixels (lines_last, &s.info, cudavision::kFlowLineColor, flow_line_pixels (ref[1], s.info.width, s.info.height));
+  EXPECT_NE (diff_planes (lines_last, expected_flow_drawing (s.planes[1], &s.info, ref[1],
+                 cudavision::kFlowLineColor, cudavision::kCornerMarkerColor, true)),
+      "");
+}
+
+/* Several NV12 frames: the sparse points follow the Y planes through
+ * re-detections (every 2 frames, and only when tracks run low). */
+TEST (FlowCpu, YuvSequenceFollowsOpenCV)
+{
+  const cv::Mat & b1 = basketball_rgb (1), & b2 = basketball_rgb (2);
+  const std::vector<cv::Mat> frames = { b1, b2, shifted (b2, 1.5, -0.75), shifted (b2, 3.25, -1.5),
+    shifted (b2, 4.5, -1.25), b2 };
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    const FrameSequence s ("basketball sequence", frames, f);
+    for (int interval : { 2, 0 }) {
+      check_flow_and_drawing ("draw=true redetect-interval=" + std::to_string (interval), s, false,
+          cudavision::kFlowLineColor, cudavision::kCornerMarkerColor, true, interval);
+    }
+  }
+}
+
+/* Every packed RGB layout, 3-byte RGB and BGR among them: tracked on
+ * cvtColor's luma; the lines and crosses in their colours, their alphas
+ * in an alpha byte, padding bytes as they came. */
+TEST (FlowCpu, PackedRgbLayoutsAndColours)
+{
+  const std::vector<cv::Mat> pair = { basketball_rgb (1), basketball_rgb (2) };
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR };
+  for (GstVideoFormat f : formats) {
+    const FrameSequence s ("basketball", pair, f, f == GST_VIDEO_FORMAT_RGB ? 1 : 0);
+    check_flow_and_drawing ("draw=true", s, false, cudavision::kFlowLineColor, cudavision::kCornerMarkerColor, true);
+    check_flow_and_drawing ("draw=true color=0x80ffff00 marker-color=0x40ff00ff", s, false, 0x80ffff00u, 0x40ff00ffu,
+        true);
+    check_flow_and_drawing ("draw=true color=0x80ffff00", s, true, 0x80ffff00u, 0, true);
+  }
+  /* the bytes themselves on RGBA, apart from the painter: a tracked
+   * point's cross is magenta with alpha 0x40, its line's start (away from
+   * every cross) yellow with alpha 0x80 */
+  const FrameSequence s ("basketball", pair, GST_VIDEO_FORMAT_RGBA);
+  const FlowRun r = run_flow ("cudaflow backend=cpu draw=true color=0x80ffff00 marker-color=0x40ff00ff", s.caps, s.caps,
+      s.inputs ());
+  ASSERT_TRUE (r.ok);
+  const auto & v = r.frames[1].vectors;
+  const auto markers = flow_marker_pixels (v, s.info.width, s.info.height);
+  int checked = 0;
+  for (const FlowVector & f : v) {
+    if (!f.status)
+      continue;
+    const cv::Point end (cudavision::flow_round_px (f.x), cudavision::flow_round_px (f.y));
+    const cv::Point start (cudavision::flow_round_px (f.prev_x), cudavision::flow_round_px (f.prev_y));
+    EXPECT_EQ (r.frames[1].planes[0].at<cv::Vec4b> (end), cv::Vec4b (0xff, 0x00, 0xff, 0x40));
+    if (std::find (markers.begin (), markers.end (), start) == markers.end ()) {
+      EXPECT_EQ (r.frames[1].planes[0].at<cv::Vec4b> (start), cv::Vec4b (0xff, 0xff, 0x00, 0x80));
+      checked++;
+    }
+  }
+  EXPECT_GT (checked, 10);
+}
+
+/* New caps mid-stream, RGBA -> NV12 -> RGBA at one size: tracking starts
+ * again on each (no vectors on the first frame after), and each frame is
+ * tracked and drawn as its own format says. */
+TEST (FlowCpu, RenegotiatesBetweenRgbaAndNv12)
+{
+  const cv::Mat & b1 = basketball_rgb (1), & b2 = basketball_rgb (2);
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA };
+  const guint32 line = 0xff2040ffu, marker = 0xffffff00u;
+  GstHarness *h = gst_harness_new_parse ("cudaflow backend=cpu draw=true color=0xff2040ff marker-color=0xffffff00");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=(string){ RGBA, NV12 }");
+  for (GstVideoFormat f : formats) {
+    const FrameSequence s ("basketball", { b1, b2 }, f);
+    SCOPED_TRACE (s.caps);
+    gst_harness_set_src_caps_str (h, s.caps.c_str ());
+    const auto ref = reference_flow (s.luma, false);
+    GstCaps *want_caps = gst_caps_from_string (s.caps.c_str ());
+    std::vector<FlowInput> in = s.inputs ();
+    for (size_t k = 0; k < in.size (); k++) {
+      GstBuffer *out = gst_harness_push_and_pull (h, in[k].buffer);
+      ASSERT_NE (out, nullptr) << "frame " << k;
+      GstCaps *now = gst_pad_get_current_caps (h->sinkpad);
+      ASSERT_NE (now, nullptr);
+      EXPECT_TRUE (gst_caps_is_equal (now, want_caps)) << "output caps " << gst_caps_to_string (now);
+      gst_caps_unref (now);
+      const FlowFrame got = flow_frame (out, want_caps);
+      gst_buffer_unref (out);
+      EXPECT_TRUE (got.has_meta);
+      EXPECT_EQ (diff_vectors (got.vectors, ref[k]), "") << "frame " << k;
+      EXPECT_EQ (diff_planes (got.planes, expected_flow_drawing (s.planes[k], &s.info, ref[k], line, marker, true)),
+          "") << "frame " << k;
+    }
+    EXPECT_GT (ref[1].size (), 100u);
+    gst_caps_unref (want_caps);
+  }
+  gst_harness_teardown (h);
 }

@@ -1,14 +1,20 @@
 /* cudaharris through GStreamer on the CPU backend (runs in CI): the corner
  * list of cv::goodFeaturesToTrack exactly, the normalized response of
  * cv::cornerHarris, the chessboard of left01.jpg, tiny frames, drawing,
- * messages, the meta, properties and caps. */
+ * messages, the meta, properties and caps; NV12 and I420 (odd sizes,
+ * padded rows) detected on their own Y plane and 3-byte RGB on its luma,
+ * the crosses in `color` checked byte by byte on every plane, and
+ * renegotiation between formats mid-stream. */
 #include "../common/harness.h"
 #include "../common/harris_ref.h"
+#include "../common/overlay_check.h"
 
+#include "../../cuda/harris/corner_marker.h"
 #include "gstcvkeypointsmeta.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
+
 
 using namespace cvtest;
 using cudavision::Corner;
@@ -28,6 +34,71 @@ detect_params (CornerMethod m, int block, int aperture, double quality, double m
   p.min_distance = min_distance;
   p.max_corners = max_corners;
   return p;
+}
+
+/* An input frame: `rgb` in `format`, its rows padded by `pad` bytes. */
+struct FrameCase {
+  std::string what;
+  cv::Mat rgb;
+  GstVideoFormat format;
+  int pad = 0;
+};
+
+std::string
+describe (const FrameCase & c)
+{
+  return c.what + " " + gst_video_format_to_string (c.format) + " " + std::to_string (c.rgb.cols) + "x" +
+      std::to_string (c.rgb.rows) + (c.pad ? " rows padded by " + std::to_string (c.pad) : "");
+}
+
+const cv::Mat &
+picture (const char *name)
+{
+  static const cv::Mat left01 = load_rgb (data_path ("left01.jpg")), building = load_rgb (data_path ("building.jpg"));
+  return std::string (name) == "left01.jpg" ? left01 : building;
+}
+
+/* NV12 and I420 frames: two pictures, an odd size (chroma planes of
+ * (w + 1) / 2 samples; the last chroma row and column cover one luma row
+ * or column), and padded rows (odd strides) that the element must read
+ * through the video meta. */
+std::vector<FrameCase>
+yuv_cases ()
+{
+  const cv::Mat odd = picture ("building.jpg") (cv::Rect (101, 57, 641, 479)).clone ();
+  std::vector<FrameCase> cases;
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
+    cases.push_back ({ "left01", picture ("left01.jpg"), f });
+    cases.push_back ({ "building", picture ("building.jpg"), f });
+    cases.push_back ({ "building crop", odd, f });
+    cases.push_back ({ "building crop", odd, f, 3 });
+  }
+  cases.push_back ({ "left01", picture ("left01.jpg"), GST_VIDEO_FORMAT_NV12, 5 });
+  return cases;
+}
+
+/* One frame of `c` through "cudaharris backend=cpu `props`": the meta is
+ * cv::goodFeaturesToTrack (the element's defaults) on the luma of the
+ * input's own bytes, and every plane of the output is the input's but for
+ * exactly the crosses at those corners, painted in `argb` (none when
+ * `drawn` is false). */
+void
+check_corners_and_marks (const std::string & props, const FrameCase & c, guint32 argb, bool drawn)
+{
+  SCOPED_TRACE (describe (c) + ": " + props);
+  const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
+  const GstVideoInfo info = caps_info (caps);
+  GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
+  const std::vector<cv::Mat> in_planes = caps_planes (in, caps);
+  const std::vector<Corner> ref = opencv_corners (frame_luma (in_planes, &info), CornerDetectParams ());
+  /* the frames have corners: a list or a drawing that lost them shows */
+  EXPECT_GT (ref.size (), 50u);
+  const HarrisRun r = run_harris ("cudaharris backend=cpu " + props, caps, caps, in);
+  ASSERT_TRUE (r.ok);
+  ASSERT_TRUE (r.has_meta);
+  EXPECT_EQ (diff_corner_lists (r.corners, ref), "");
+  EXPECT_TRUE (overlay_matches (in_planes, r.planes, &info, argb,
+      drawn ? corner_mark_pixels (ref, info.width, info.height) : std::vector<cv::Point> ()));
 }
 
 }  // namespace
@@ -268,4 +339,158 @@ TEST (HarrisCpu, PipelinesAndCaps)
   r = run_pipeline ("videotestsrc num-buffers=2 ! video/x-raw,format=YUY2 ! cudaharris backend=cpu ! fakesink");
   EXPECT_FALSE (r.eos);
   EXPECT_FALSE (r.errors.empty ());
+}
+
+/* ------------------------------------------- NV12, I420, RGB, BGR, colours */
+
+/* The cross corner_mark_pixels lists (the tests' statement of what
+ * draw=true paints) is cv::drawMarker's 9-pixel, 1-pixel-wide cross,
+ * clipped at every edge. */
+TEST (HarrisCpu, MarkPixelsAreANinePixelCross)
+{
+  const int w = 40, h = 30;
+  const std::vector<Corner> corners = { { 10, 10, 1 }, { 0, 0, 1 }, { 39, 29, 1 }, { 2, 27, 1 }, { 37, 1, 1 } };
+  cv::Mat want (h, w, CV_8UC1, cv::Scalar (0));
+  for (const Corner & c : corners)
+    cv::drawMarker (want, cv::Point ((int) c.x, (int) c.y), 255, cv::MARKER_CROSS, 9, 1, cv::LINE_4);
+  cv::Mat got (h, w, CV_8UC1, cv::Scalar (0));
+  size_t listed = 0;
+  for (const Corner & c : corners) {
+    const auto px = corner_mark_pixels ({ c }, w, h);
+    for (const cv::Point & p : px) {
+      /* each pixel once a cross */
+      EXPECT_EQ (got.at<uint8_t> (p), 0) << "(" << p.x << ", " << p.y << ") twice";
+      got.at<uint8_t> (p) = 255;
+    }
+    listed += px.size ();
+  }
+  EXPECT_EQ (cv::countNonZero (got != want), 0);
+  /* the crosses do not meet: every pixel listed once */
+  EXPECT_EQ (listed, (size_t) cv::countNonZero (want));
+  EXPECT_EQ ((size_t) cudavision::kCornerMarkerPixels, 17u);
+}
+
+/* NV12 and I420: the corners of the Y plane as it lies, the chroma
+ * carried through, the crosses in `color` (red by default) on the luma
+ * sample and the chroma sample above each of their pixels; draw=false
+ * leaves every plane as it came. */
+TEST (HarrisCpu, YuvFramesAreDetectedOnTheirYPlane)
+{
+  for (const FrameCase & c : yuv_cases ()) {
+    check_corners_and_marks ("draw=true", c, cudavision::kCornerMarkerColor, true);
+    check_corners_and_marks ("draw=true color=0xff20c0ff", c, 0xff20c0ffu, true);
+    check_corners_and_marks ("draw=false color=0xff20c0ff", c, 0xff20c0ffu, false);
+  }
+  /* The colour's YUV bytes, independent of gstcvoverlay: red and green in
+   * BT.601 limited range, what caps without colorimetry mean at these
+   * sizes. overlay_matches takes its bytes from the element's code. */
+  const GstVideoInfo info = caps_info (caps_string (GST_VIDEO_FORMAT_NV12, 640, 480));
+  EXPECT_EQ (overlay_color_bytes (&info, 0xffff0000u), (std::vector<uint8_t> { 81, 90, 240 }));
+  EXPECT_EQ (overlay_color_bytes (&info, 0xff00ff00u), (std::vector<uint8_t> { 145, 54, 34 }));
+}
+
+/* output=response on NV12 and I420: GRAY8, the normalized response of
+ * the Y plane; with draw=true white crosses on it. */
+TEST (HarrisCpu, YuvResponseIsTheYPlanes)
+{
+  for (const FrameCase & c : yuv_cases ()) {
+    SCOPED_TRACE (describe (c));
+    const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
+    const std::string gray_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, c.rgb.cols, c.rgb.rows);
+    const GstVideoInfo info = caps_info (caps), gray_info = caps_info (gray_caps);
+    GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
+    const cv::Mat y = frame_luma (caps_planes (in, caps), &info);
+    const cv::Mat want = opencv_normalized_response (y, cudavision::CornerParams ());
+    EXPECT_GT (cv::countNonZero (want), 100);
+    const HarrisRun r = run_harris ("cudaharris backend=cpu output=response", caps, gray_caps, gst_buffer_ref (in));
+    ASSERT_TRUE (r.ok);
+    ASSERT_EQ (r.planes.size (), 1u);
+    EXPECT_EQ (compare (r.planes[0], want).differing, 0);
+    EXPECT_EQ (diff_corner_lists (r.corners, opencv_corners (y, CornerDetectParams ())), "");
+    const HarrisRun d = run_harris ("cudaharris backend=cpu output=response draw=true color=0xff20c0ff", caps,
+        gray_caps, in);
+    ASSERT_TRUE (d.ok);
+    EXPECT_TRUE (overlay_matches ({ want }, d.planes, &gray_info, 0xff20c0ffu,
+        corner_mark_pixels (d.corners, info.width, info.height)));
+  }
+}
+
+/* Every packed RGB layout, 3-byte RGB and BGR among them: the corners of
+ * cvtColor's luma; the crosses in `color`, its alpha in an alpha byte (a
+ * translucent yellow), padding bytes as they came. */
+TEST (HarrisCpu, PackedRgbLayoutsAndColour)
+{
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+    GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR };
+  const cv::Mat odd = picture ("building.jpg") (cv::Rect (101, 57, 641, 479)).clone ();
+  for (GstVideoFormat f : formats) {
+    check_corners_and_marks ("draw=true", { "left01", picture ("left01.jpg"), f }, cudavision::kCornerMarkerColor, true);
+    check_corners_and_marks ("draw=true color=0x80ffff00", { "left01", picture ("left01.jpg"), f }, 0x80ffff00u, true);
+    check_corners_and_marks ("draw=true color=0x80ffff00", { "building crop", odd, f, 3 }, 0x80ffff00u, true);
+  }
+  /* the bytes themselves, apart from overlay_matches: RGBA takes R G B A =
+   * ff ff 00 80 at a corner, RGB ff ff 00, BGRx 00 ff ff and its padding */
+  const cv::Mat & rgb = picture ("left01.jpg");
+  for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx }) {
+    const std::string caps = caps_string (f, rgb.cols, rgb.rows);
+    GstBuffer *in = rgb_to_buffer (rgb, f);
+    const cv::Mat orig = caps_planes (in, caps)[0];
+    const HarrisRun r = run_harris ("cudaharris backend=cpu draw=true color=0x80ffff00", caps, caps, in);
+    ASSERT_TRUE (r.ok);
+    ASSERT_FALSE (r.corners.empty ());
+    const cv::Point at ((int) r.corners[0].x, (int) r.corners[0].y);
+    const uint8_t *px = r.planes[0].ptr<uint8_t> (at.y) + at.x * r.planes[0].elemSize ();
+    const uint8_t *was = orig.ptr<uint8_t> (at.y) + at.x * orig.elemSize ();
+    const std::vector<uint8_t> got (px, px + r.planes[0].elemSize ());
+    if (f == GST_VIDEO_FORMAT_RGBA) {
+      EXPECT_EQ (got, (std::vector<uint8_t> { 0xff, 0xff, 0x00, 0x80 }));
+    } else if (f == GST_VIDEO_FORMAT_RGB) {
+      EXPECT_EQ (got, (std::vector<uint8_t> { 0xff, 0xff, 0x00 }));
+    } else {
+      EXPECT_EQ (got, (std::vector<uint8_t> { 0x00, 0xff, 0xff, was[3] }));
+    }
+  }
+}
+
+/* New caps mid-stream, RGBA -> NV12 -> RGBA at other sizes: each frame is
+ * detected and drawn as its own format says. */
+TEST (HarrisCpu, RenegotiatesBetweenRgbaAndNv12)
+{
+  struct Step {
+    const char *name;
+    GstVideoFormat format;
+  };
+  const Step steps[] = { { "left01.jpg", GST_VIDEO_FORMAT_RGBA }, { "building.jpg", GST_VIDEO_FORMAT_NV12 },
+    { "building.jpg", GST_VIDEO_FORMAT_RGBA }, { "left01.jpg", GST_VIDEO_FORMAT_NV12 },
+    { "left01.jpg", GST_VIDEO_FORMAT_RGBA } };
+  const guint32 argb = 0xff20c0ffu;
+  GstHarness *h = gst_harness_new_parse ("cudaharris backend=cpu draw=true color=0xff20c0ff");
+  gst_harness_set_sink_caps_str (h, "video/x-raw, format=(string){ RGBA, NV12 }");
+  for (size_t i = 0; i < G_N_ELEMENTS (steps); i++) {
+    const cv::Mat & rgb = picture (steps[i].name);
+    const std::string caps = caps_string (steps[i].format, rgb.cols, rgb.rows);
+    SCOPED_TRACE ("frame " + std::to_string (i) + ": " + caps);
+    gst_harness_set_src_caps_str (h, caps.c_str ());
+    GstBuffer *in = rgb_to_buffer (rgb, steps[i].format);
+    const GstVideoInfo info = caps_info (caps);
+    const std::vector<cv::Mat> in_planes = caps_planes (in, caps);
+    const std::vector<Corner> ref = opencv_corners (frame_luma (in_planes, &info), CornerDetectParams ());
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    if (!out) {
+      ADD_FAILURE () << "no output";
+      break;
+    }
+    GstCaps *now = gst_pad_get_current_caps (h->sinkpad);
+    GstCaps *want = gst_caps_from_string (caps.c_str ());
+    ASSERT_NE (now, nullptr);
+    EXPECT_TRUE (gst_caps_is_equal (now, want)) << "output caps " << gst_caps_to_string (now);
+    gst_caps_unref (now);
+    gst_caps_unref (want);
+    EXPECT_EQ (diff_corner_lists (buffer_corners (out), ref), "");
+    EXPECT_TRUE (overlay_matches (in_planes, caps_planes (out, caps), &info, argb,
+        corner_mark_pixels (ref, info.width, info.height)));
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
 }

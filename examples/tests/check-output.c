@@ -1,7 +1,9 @@
 /* check-output — decodes pictures or videos that an example wrote and
  * checks that they hold real content, not an empty or blank file.
  *
- *   check-output [--min-frames N] [--binary] [--color RRGGBB [--color-frames K]] FILE...
+ *   check-output [--min-frames N] [--binary]
+ *                [--color RRGGBB [--tolerance T] [--box X,Y,W,H]... [--slack S] [--color-frames K]]
+ *                FILE...
  *
  * Every FILE goes through `uridecodebin ! videoconvert ! RGBA ! appsink`,
  * so a file GStreamer cannot decode fails. Checks, over all files:
@@ -10,7 +12,18 @@
  *   - --binary: every pixel is black or white (Canny, Otsu outputs);
  *   - --color: frames have pixels of exactly that colour (the red crosses
  *     cudaharris draws, for example): every frame, or at least K of them
- *     with --color-frames K (cudaflow draws nothing on its first frame).
+ *     with --color-frames K (cudaflow draws nothing on its first frame);
+ *   - --tolerance T: a pixel is of the colour when each of R, G, B is within
+ *     T of it (default 0: exactly), for frames that went through a lossy
+ *     codec;
+ *   - --box X,Y,W,H (repeatable): the colour must outline that rectangle,
+ *     as cudafacedetect draws a face: on each of its four sides, at least
+ *     90% of the positions along the side (less S at each end) have a pixel
+ *     of the colour within S pixels across the side (--slack S, default 4:
+ *     a detection a few pixels off, codec blur), and at least 90% of the
+ *     frame's pixels of the colour lie within S of a side of some box (the
+ *     colour is the boxes', not the picture's). A frame that fails counts
+ *     as a frame without the colour.
  * Prints one line per file; exit 0 when all checks pass, 1 otherwise. */
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
@@ -20,11 +33,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_BOXES 16
+#define BOX_MIN_COVER 0.9       /* of the positions along each side */
+#define BOX_MIN_ON_BORDER 0.9   /* of the frame's pixels of the colour */
+
+typedef struct {
+  gint x, y, w, h;
+} Box;
+
 typedef struct {
   gboolean binary;
   gboolean want_color;
   guint8 color[3];
+  gint tolerance;    /* per channel */
   gint color_frames; /* frames that must have the colour; -1 = all */
+  Box boxes[MAX_BOXES];
+  gint n_boxes;
+  gint slack;
 } Checks;
 
 typedef struct {
@@ -34,6 +59,9 @@ typedef struct {
   guint colorless_frames;  /* frames without a pixel of the wanted colour */
   guint min_luma, max_luma;
   guint64 color_pixels;
+  guint box_fail_frames;   /* frames whose boxes are not outlined in the colour */
+  gdouble min_cover;       /* lowest coverage of a box side over the frames */
+  gdouble min_on_border;   /* lowest share of the colour on the boxes' borders */
   gint width, height;
 } Stats;
 
@@ -44,6 +72,57 @@ luma (const guint8 * p)
   return (9798u * p[0] + 19235u * p[1] + 3735u * p[2] + (1u << 14)) >> 15;
 }
 
+static gboolean
+is_color (const guint8 * p, const Checks * c)
+{
+  for (int i = 0; i < 3; i++)
+    if (ABS ((gint) p[i] - (gint) c->color[i]) > c->tolerance)
+      return FALSE;
+  return TRUE;
+}
+
+/* Share of the positions along one side of a box (from (x0, y0), `len`
+ * steps of (dx, dy), less `slack` at each end) with a pixel of the colour
+ * within `slack` across it. */
+static gdouble
+side_cover (const GstVideoFrame * f, const Checks * c, gint x0, gint y0, gint dx, gint dy, gint len)
+{
+  const gint w = GST_VIDEO_FRAME_WIDTH (f), h = GST_VIDEO_FRAME_HEIGHT (f);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, 0);
+  const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (f, 0);
+  const gint s = c->slack;
+  gint positions = 0, hits = 0;
+  for (gint i = s; i < len - s; i++) {
+    const gint x = x0 + i * dx, y = y0 + i * dy;
+    gboolean hit = FALSE;
+    for (gint k = -s; k <= s && !hit; k++) {
+      const gint px = x + k * dy, py = y + k * dx;   /* across the side */
+      if (px >= 0 && py >= 0 && px < w && py < h)
+        hit = is_color (base + (gsize) py * stride + 4 * px, c);
+    }
+    positions++;
+    hits += hit;
+  }
+  return positions ? (gdouble) hits / positions : 0.0;
+}
+
+/* Within `slack` of a side of one of the boxes (the border is 2 pixels
+ * wide, inside the rectangle). */
+static gboolean
+on_a_border (const Checks * c, gint x, gint y)
+{
+  const gint s = c->slack;
+  for (gint i = 0; i < c->n_boxes; i++) {
+    const Box *b = &c->boxes[i];
+    const gint l = b->x, r = b->x + b->w - 1, t = b->y, btm = b->y + b->h - 1;
+    if (x < l - s || x > r + s || y < t - s || y > btm + s)
+      continue;   /* outside the outer rectangle */
+    if (x <= l + 1 + s || x >= r - 1 - s || y <= t + 1 + s || y >= btm - 1 - s)
+      return TRUE;   /* not inside the inner one */
+  }
+  return FALSE;
+}
+
 static void
 scan_frame (const GstVideoFrame * f, const Checks * c, Stats * s)
 {
@@ -52,7 +131,7 @@ scan_frame (const GstVideoFrame * f, const Checks * c, Stats * s)
   const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (f, 0);
   guint lo = 255, hi = 0;
   gboolean nonbinary = FALSE;
-  guint64 colored = 0;
+  guint64 colored = 0, on_border = 0;
   for (gint y = 0; y < h; y++) {
     const guint8 *row = base + (gsize) y * stride;
     for (gint x = 0; x < w; x++) {
@@ -64,14 +143,37 @@ scan_frame (const GstVideoFrame * f, const Checks * c, Stats * s)
       const gboolean white = p[0] == 255 && p[1] == 255 && p[2] == 255;
       if (!black && !white)
         nonbinary = TRUE;
-      if (c->want_color && p[0] == c->color[0] && p[1] == c->color[1] && p[2] == c->color[2])
+      if (c->want_color && is_color (p, c)) {
         colored++;
+        on_border += c->n_boxes > 0 && on_a_border (c, x, y);
+      }
     }
+  }
+  gboolean boxes_ok = TRUE;
+  for (gint i = 0; i < c->n_boxes; i++) {
+    const Box *b = &c->boxes[i];
+    const gint r = b->x + b->w - 1, btm = b->y + b->h - 1;
+    const gdouble cover[4] = {
+      side_cover (f, c, b->x, b->y, 1, 0, b->w),   /* top */
+      side_cover (f, c, b->x, btm, 1, 0, b->w),    /* bottom */
+      side_cover (f, c, b->x, b->y, 0, 1, b->h),   /* left */
+      side_cover (f, c, r, b->y, 0, 1, b->h),      /* right */
+    };
+    for (int k = 0; k < 4; k++) {
+      s->min_cover = MIN (s->min_cover, cover[k]);
+      boxes_ok &= cover[k] >= BOX_MIN_COVER;
+    }
+  }
+  if (c->n_boxes > 0) {
+    const gdouble share = colored ? (gdouble) on_border / colored : 0.0;
+    s->min_on_border = MIN (s->min_on_border, share);
+    boxes_ok &= share >= BOX_MIN_ON_BORDER;
+    s->box_fail_frames += !boxes_ok;
   }
   s->frames++;
   s->constant_frames += lo == hi;
   s->nonbinary_frames += nonbinary;
-  s->colorless_frames += c->want_color && colored == 0;
+  s->colorless_frames += c->want_color && (colored == 0 || !boxes_ok);
   s->color_pixels += colored;
   s->min_luma = MIN (s->min_luma, lo);
   s->max_luma = MAX (s->max_luma, hi);
@@ -151,11 +253,20 @@ parse_color (const gchar * s, guint8 rgb[3])
   return TRUE;
 }
 
+static gboolean
+parse_box (const gchar * s, Box * b)
+{
+  return sscanf (s, "%d,%d,%d,%d", &b->x, &b->y, &b->w, &b->h) == 4 && b->x >= 0 && b->y >= 0 && b->w > 0 &&
+      b->h > 0;
+}
+
 int
 main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
-  Checks c = { FALSE, FALSE, { 0, 0, 0 }, -1 };
+  Checks c = { 0 };
+  c.color_frames = -1;
+  c.slack = 4;
   guint min_frames = 1;
   int first = 1;
   for (; first < argc && g_str_has_prefix (argv[first], "--"); first++) {
@@ -168,11 +279,23 @@ main (int argc, char **argv)
       first++;
     } else if (!strcmp (argv[first], "--color-frames") && first + 1 < argc) {
       c.color_frames = atoi (argv[++first]);
+    } else if (!strcmp (argv[first], "--tolerance") && first + 1 < argc) {
+      c.tolerance = atoi (argv[++first]);
+    } else if (!strcmp (argv[first], "--slack") && first + 1 < argc) {
+      c.slack = atoi (argv[++first]);
+    } else if (!strcmp (argv[first], "--box") && first + 1 < argc && c.n_boxes < MAX_BOXES &&
+        parse_box (argv[first + 1], &c.boxes[c.n_boxes])) {
+      c.n_boxes++;
+      first++;
     } else {
-      fprintf (stderr, "usage: %s [--min-frames N] [--binary] [--color RRGGBB [--color-frames K]] FILE...\n",
-          argv[0]);
+      fprintf (stderr, "usage: %s [--min-frames N] [--binary] [--color RRGGBB [--tolerance T] [--box X,Y,W,H]... "
+          "[--slack S] [--color-frames K]] FILE...\n", argv[0]);
       return 2;
     }
+  }
+  if (c.n_boxes > 0 && !c.want_color) {
+    fprintf (stderr, "check-output: --box needs --color\n");
+    return 2;
   }
   if (first == argc) {
     fprintf (stderr, "check-output: no files given (the example wrote nothing?)\n");
@@ -183,6 +306,7 @@ main (int argc, char **argv)
   for (int i = first; i < argc; i++) {
     Stats s = { 0 };
     s.min_luma = 255;
+    s.min_cover = s.min_on_border = 1.0;
     if (!scan_file (argv[i], &c, &s)) {
       ok = FALSE;
       continue;
@@ -192,6 +316,11 @@ main (int argc, char **argv)
     printf ("%s: %u frame(s) %dx%d, luma %u..%u", argv[i], s.frames, s.width, s.height, s.min_luma, s.max_luma);
     if (c.want_color)
       printf (", %" G_GUINT64_FORMAT " pixels of #%02x%02x%02x", s.color_pixels, c.color[0], c.color[1], c.color[2]);
+    if (c.want_color && c.tolerance)
+      printf (" (+-%d)", c.tolerance);
+    if (c.n_boxes)
+      printf ("; boxes: sides covered >= %.0f%%, %.0f%% of the colour on the borders (worst frame), %u frame(s) "
+          "failing", 100 * s.min_cover, 100 * s.min_on_border, s.box_fail_frames);
     printf ("\n");
     if (s.frames == 0) {
       fprintf (stderr, "  FAIL: no frame decoded\n");
@@ -208,8 +337,9 @@ main (int argc, char **argv)
   }
   const guint colored = total - colorless;
   if (c.want_color && colored < (c.color_frames < 0 ? total : (guint) c.color_frames)) {
-    fprintf (stderr, "FAIL: %u of %u frame(s) have pixels of #%02x%02x%02x, expected %s%d\n", colored, total,
-        c.color[0], c.color[1], c.color[2], c.color_frames < 0 ? "all " : "at least ",
+    fprintf (stderr, "FAIL: %u of %u frame(s) have pixels of #%02x%02x%02x%s, expected %s%d\n", colored, total,
+        c.color[0], c.color[1], c.color[2], c.n_boxes ? " outlining the boxes" : "",
+        c.color_frames < 0 ? "all " : "at least ",
         c.color_frames < 0 ? (int) total : c.color_frames);
     ok = FALSE;
   }

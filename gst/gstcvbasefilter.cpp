@@ -295,6 +295,25 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
   return klass->set_info ? klass->set_info (self, &p->in_info, &p->out_info) : TRUE;
 }
 
+static GstCaps *device_caps_first (GstCaps * caps);
+
+/* Output caps: device memory first among what downstream takes. Elements
+ * that take both device and system memory (nvcodec's cudadownload, a
+ * tee of ours and others) list system memory first for their own
+ * passthrough; fixating their first choice would make us download a frame
+ * they would have downloaded themselves, or not at all. */
+static GstCaps *
+gst_cv_base_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps,
+    GstCaps * othercaps)
+{
+  if (direction == GST_PAD_SINK && gst_caps_get_size (othercaps) > 1) {
+    GstCaps *ordered = device_caps_first (othercaps);
+    gst_caps_unref (othercaps);
+    othercaps = ordered;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->fixate_caps (trans, direction, caps, othercaps);
+}
+
 /* ------------------------------------------------------------ allocation */
 
 static GstBufferPool *
@@ -1320,6 +1339,7 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
   trans_class->stop = gst_cv_base_filter_stop;
   trans_class->transform_caps = gst_cv_base_filter_transform_caps;
   trans_class->set_caps = gst_cv_base_filter_set_caps;
+  trans_class->fixate_caps = gst_cv_base_filter_fixate_caps;
   trans_class->propose_allocation = gst_cv_base_filter_propose_allocation;
   trans_class->decide_allocation = gst_cv_base_filter_decide_allocation;
   trans_class->prepare_output_buffer = gst_cv_base_filter_prepare_output_buffer;

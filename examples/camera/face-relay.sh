@@ -17,8 +17,7 @@
 #
 #   ... ! h264parse ! nvh264dec           NVDEC: NV12 in memory:CUDAMemory
 #   ! cudafacedetect draw=true            reads and draws on the decoder's frame in device memory,
-#   ! video/x-raw(memory:CUDAMemory)      hands it on as memory:CUDAMemory (the capsfilter: else
-#                                         cudadownload's caps have it download the frame itself)
+#                                         hands it on as memory:CUDAMemory
 #   ! cudadownload ! videoconvert         the one copy to the host; NV12 -> I420 for openh264enc
 #   ! openh264enc ! rtph264pay ! udpsink  (H100/H200 have no NVENC: a CPU encoder)
 #
@@ -207,11 +206,9 @@ relay)
   MID=()
   if [ "$decoder" = nvh264dec ] && [ "$encoder" != nvh264enc ]; then
     cv_require cudadownload
-    # The capsfilter keeps the frame in device memory up to cudadownload:
-    # without it, cudadownload's sink caps (system memory first) had
-    # cudafacedetect download the frame itself (GStreamer 1.22 on the GPU
-    # machine, 2026-11-28).
-    MID=("video/x-raw(memory:CUDAMemory)" ! cudadownload ! videoconvert ! video/x-raw,format=I420 !)
+    # cudafacedetect prefers memory:CUDAMemory among cudadownload's caps
+    # (system memory first there): the test checks the caps
+    MID=(cudadownload ! videoconvert ! video/x-raw,format=I420 !)
   fi
   encode_send "$encoder" "$out_port" false
   echo "relay: H.264 RTP on $bind:$in_port -> $decoder -> cudafacedetect -> $encoder -> $host:$out_port"

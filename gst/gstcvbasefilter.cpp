@@ -216,6 +216,67 @@ append_with_feature (GstCaps * dst, GstCaps * src, const gchar * feature)
   gst_caps_append (dst, c);
 }
 
+/* Whether GstCudaMemory lays an odd-height I420 frame out with its U and
+ * V planes overlapping (GStreamer 1.22 puts V height / 2 rows after U, a
+ * row short of U's (height + 1) / 2): asked once of the allocator itself,
+ * with a 2x3 frame in `ctx`. */
+static bool
+cuda_memory_odd_i420_overlaps (GstCudaContext * ctx)
+{
+  static gsize verdict = 0; /* 1: no, 2: yes */
+  if (g_once_init_enter (&verdict)) {
+    gst_cuda_memory_init_once ();
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 2, 3);
+#if GST_CHECK_VERSION(1, 24, 0)
+    GstMemory *mem = gst_cuda_allocator_alloc (nullptr, ctx, nullptr, &info);
+#else
+    GstMemory *mem = gst_cuda_allocator_alloc (nullptr, ctx, &info);
+#endif
+    bool overlaps = true;
+    if (mem) {
+      const GstVideoInfo *l = &GST_CUDA_MEMORY_CAST (mem)->info;
+      overlaps = l->offset[2] < l->offset[1] + (gsize) l->stride[1] * GST_VIDEO_INFO_COMP_HEIGHT (l, 1);
+      gst_memory_unref (mem);
+    }
+    g_once_init_leave (&verdict, overlaps ? 2 : 1);
+  }
+  return verdict == 2;
+}
+
+static bool
+odd_height_i420 (const GstStructure * s)
+{
+  gint h = 0;
+  const gchar *f = gst_structure_get_string (s, "format");
+  return f && g_str_equal (f, "I420") && gst_structure_get_int (s, "height", &h) && (h & 1);
+}
+
+/* memory:CUDAMemory out without the I420 frames of odd height it would
+ * garble (cuda_memory_odd_i420_overlaps): negotiation takes another
+ * memory or format for them. Heights still open are left to set_caps. */
+static GstCaps *
+without_garbled_cuda_i420 (GstCaps * cuda, GstCudaContext * ctx)
+{
+  if (!ctx || !cuda_memory_odd_i420_overlaps (ctx))
+    return cuda;
+  GstCaps *odd = gst_caps_from_string ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), format = (string) I420");
+  GstCaps *out = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (cuda); i++) {
+    GstCaps *one = gst_caps_copy_nth (cuda, i);
+    gint h = 0;
+    if (gst_structure_get_int (gst_caps_get_structure (one, 0), "height", &h) && (h & 1)) {
+      GstCaps *rest = gst_caps_subtract (one, odd);
+      gst_caps_unref (one);
+      one = rest;
+    }
+    gst_caps_append (out, one);
+  }
+  gst_caps_unref (odd);
+  gst_caps_unref (cuda);
+  return out;
+}
+
 static GstCaps *
 gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps,
     GstCaps * filter)
@@ -245,7 +306,7 @@ gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection dir
     if (direction == GST_PAD_SINK) {
       GstCaps *held = gst_caps_intersect (cuda, cuda_memory_output_caps ());
       gst_caps_unref (cuda);
-      cuda = held;
+      cuda = without_garbled_cuda_i420 (held, p->context);
     }
     gst_caps_append (result, cuda);
   }
@@ -280,6 +341,14 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
   p->out_kind = caps_memory_kind (outcaps);
   if (!p->on_gpu && (p->in_kind != GST_CV_MEMORY_SYSTEM || p->out_kind != GST_CV_MEMORY_SYSTEM)) {
     GST_ERROR_OBJECT (self, "device memory negotiated on the CPU backend");
+    return FALSE;
+  }
+  if (p->out_kind == GST_CV_MEMORY_CUDA_MEMORY && odd_height_i420 (gst_caps_get_structure (outcaps, 0)) &&
+      cuda_memory_odd_i420_overlaps (p->context)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("memory:CUDAMemory cannot hold I420 frames of odd height (%d)", p->out_info.height),
+        ("this GStreamer's GstCudaMemory overlaps the U and V planes of such frames; "
+         "use NV12, an even height, or system memory downstream"));
     return FALSE;
   }
   /* New sizes: the staging frames are rebuilt on first use. */

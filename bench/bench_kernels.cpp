@@ -184,6 +184,7 @@ cells_frame (Size s, size_t pitch)
   cudavision::DeviceBuffer b;
   check (b.allocate (host.size ()).err, "alloc");
   check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+  check (cudaStreamSynchronize (nullptr), "sync"); /* a pageable copy's DMA may still be in flight */
   return b;
 }
 
@@ -208,6 +209,7 @@ picture_frame (const char *name, Size s, size_t pitch)
   cudavision::DeviceBuffer b;
   check (b.allocate (pitch * s.h).err, "alloc");
   check (cudaMemcpy2D (b.get (), pitch, gray.data, gray.step, s.w, s.h, cudaMemcpyHostToDevice), "upload");
+  check (cudaStreamSynchronize (nullptr), "sync");
   return b;
 }
 
@@ -284,6 +286,7 @@ bench_canny (Context & c, Size s, double copy_gbs)
     std::vector<cudavision::DeviceBuffer> bufs = random_buffers (noise.n, noise.bytes, seed);
     for (auto & b : bufs)
       check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+    check (cudaStreamSynchronize (nullptr), "sync");
     return bufs;
   };
   const std::vector<cudavision::DeviceBuffer> cells = upload_all (canny_frame (s.w, s.h, noise.pitch), 14);
@@ -371,6 +374,7 @@ bench_flow (Context & c, Size s, double copy_gbs)
     cudavision::DeviceBuffer b;
     check (b.allocate (host.size ()).err, "alloc");
     check (cudaMemcpy (b.get (), host.data (), host.size (), cudaMemcpyHostToDevice), "upload");
+    check (cudaStreamSynchronize (nullptr), "sync");
     return b;
   };
   const cudavision::DeviceBuffer a = pattern (0, 0), b = pattern (1.3, -0.7);
@@ -401,6 +405,7 @@ bench_flow (Context & c, Size s, double copy_gbs)
   cudavision::DeviceBuffer pts, next, status, gprev;
   check (pts.allocate (xy.size () * sizeof (float)).err, "pts");
   check (cudaMemcpy (pts.get (), xy.data (), xy.size () * sizeof (float), cudaMemcpyHostToDevice), "pts");
+  check (cudaStreamSynchronize (nullptr), "sync");
   check (next.allocate ((size_t) grid * 8).err, "next");
   check (gprev.allocate ((size_t) grid * 8).err, "grid");
   check (status.allocate ((size_t) grid).err, "status");

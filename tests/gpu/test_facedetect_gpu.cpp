@@ -180,6 +180,8 @@ TEST_F (FaceGpu, IntegralsAreExactInEveryBatch)
       ASSERT_EQ (cudaMemcpy (descs.get (), plan.descs.data (), plan.descs.size () * sizeof (LevelDesc),
                      cudaMemcpyHostToDevice),
           cudaSuccess);
+      /* from pageable memory the copy may return before its DMA lands */
+      ASSERT_EQ (cudaStreamSynchronize (nullptr), cudaSuccess);
       const size_t elements = plan.max_integral_elements;
       ASSERT_TRUE (sum.allocate (elements * sizeof (uint32_t)).ok ());
       ASSERT_TRUE (sq.allocate (elements * sizeof (uint32_t)).ok ());
@@ -191,6 +193,11 @@ TEST_F (FaceGpu, IntegralsAreExactInEveryBatch)
         /* stale values from another batch must not survive */
         ASSERT_EQ (cudaMemset (sum.get (), 0xa5, elements * sizeof (uint32_t)), cudaSuccess);
         ASSERT_EQ (cudaMemset (sq.get (), 0x5a, elements * sizeof (uint32_t)), cudaSuccess);
+        /* cudaMemset runs on the legacy default stream, which our
+         * non-blocking stream does not wait for: with other programs on
+         * the GPU the kernels below overtook the clears (every value of a
+         * 31x25 level wrong, under meson test --num-processes 4) */
+        ASSERT_EQ (cudaStreamSynchronize (nullptr), cudaSuccess);
         const BatchView b { &plan, &batch, descs.as<LevelDesc> () + batch.first, sum.as<uint32_t> (),
           sq.as<uint32_t> (), image.as<uint8_t> (), carries.as<uint2> () };
         const cudavision::CudaStatus st = launch_integrals (img, b, policy (), stream.get (),
@@ -478,6 +485,9 @@ TEST_F (FaceGpu, WholeFrameInOneGraph)
                      h, cudaMemcpyHostToDevice),
           cudaSuccess);
     }
+    /* from pageable memory the copies may return before their DMA lands,
+     * and the detector's non-blocking stream does not wait for them */
+    ASSERT_EQ (cudaStreamSynchronize (nullptr), cudaSuccess);
     for (auto & o : out)
       ASSERT_TRUE (o.allocate (out_pitch * h).ok ());
     ASSERT_EQ (cudaDeviceSynchronize (), cudaSuccess);

@@ -52,6 +52,10 @@ fill (DeviceBuffer & arena, size_t bytes, uint64_t seed, bool floats)
     }
     CV_CUDA_TRY (cudaMemcpy (static_cast<uint8_t *> (arena.get ()) + off, host.data (), n, cudaMemcpyHostToDevice));
   }
+  /* from pageable memory a copy may return before its DMA lands, and the
+   * timed launches go on a non-blocking stream that does not wait for the
+   * legacy default stream */
+  CV_CUDA_TRY (cudaStreamSynchronize (nullptr));
   return {};
 }
 

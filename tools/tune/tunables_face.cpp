@@ -69,7 +69,10 @@ leaves_frame (int w, int h, TuneInputs & in)
     dead_leaves_frame (w, h, 1, host.data (), pitch);
     f->status = f->buf.allocate (host.size ());
     if (f->status.ok ()) {
-      const cudaError_t e = cudaMemcpy (f->buf.get (), host.data (), host.size (), cudaMemcpyHostToDevice);
+      cudaError_t e = cudaMemcpy (f->buf.get (), host.data (), host.size (), cudaMemcpyHostToDevice);
+      /* the timed launches' non-blocking stream does not wait for the copy */
+      if (e == cudaSuccess)
+        e = cudaStreamSynchronize (nullptr);
       if (e != cudaSuccess)
         f->status = { e, "facedetect: the synthetic frame's upload" };
     }

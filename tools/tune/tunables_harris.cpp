@@ -19,6 +19,7 @@ frame_max (TuneInputs & in)
   in.object<bool> ("harris.max.ready", [&] {
     const uint32_t v = float_to_ordered (0.75f);
     cudaMemcpy (b.get (), &v, sizeof v, cudaMemcpyHostToDevice);
+    cudaStreamSynchronize (nullptr); /* the non-blocking streams do not wait for it */
     return std::make_shared<bool> (true);
   });
   return b.as<const uint32_t> ();

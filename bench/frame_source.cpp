@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <sstream>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -167,6 +168,20 @@ percentile (std::vector<double> v, double p)
   std::sort (v.begin (), v.end ());
   const size_t k = std::min (v.size () - 1, (size_t) (p * (v.size () - 1) + 0.5));
   return v[k];
+}
+
+std::vector<std::string>
+split_list (const std::string & s, char sep)
+{
+  std::vector<std::string> out;
+  std::stringstream in (s);
+  std::string part;
+  while (std::getline (in, part, sep)) {
+    const size_t a = part.find_first_not_of (' '), b = part.find_last_not_of (' ');
+    if (a != std::string::npos)
+      out.push_back (part.substr (a, b - a + 1));
+  }
+  return out;
 }
 
 /* ---------------------------------------------------------- the chain */

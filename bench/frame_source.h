@@ -41,6 +41,10 @@ double device_used_mib ();
 
 double percentile (std::vector<double> v, double p);
 
+/* `s` cut at `sep`, each part without surrounding spaces, empty parts
+ * dropped: the benchmarks' lists ("1,2,4", "a ! b"). */
+std::vector<std::string> split_list (const std::string & s, char sep);
+
 /* A pipeline "appsrc ! CHAIN ! [video/x-raw !] fakesink" fed copies of
  * `frames` (sharing their memory). Host time of every element of the
  * chain, from its sink pad to its source pad (its transform and the

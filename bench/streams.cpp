@@ -62,29 +62,13 @@ using namespace cvbench;
 
 namespace {
 
-std::vector<std::string>
-split (const std::string & s, char sep)
-{
-  std::vector<std::string> out;
-  std::stringstream in (s);
-  std::string part;
-  while (std::getline (in, part, sep)) {
-    while (!part.empty () && part.back () == ' ')
-      part.pop_back ();
-    while (!part.empty () && part.front () == ' ')
-      part.erase (part.begin ());
-    if (!part.empty ())
-      out.push_back (part);
-  }
-  return out;
-}
 
 /* dev < 0: the CPU backend (--backend cpu) */
 std::string
 chain_on_device (const std::string & chain, int dev)
 {
   std::string out;
-  for (const std::string & e : split (chain, '!'))
+  for (const std::string & e : split_list (chain, '!'))
     out += (out.empty () ? "" : " ! ") + e + (dev < 0 ? " backend=cpu" : " backend=cuda device-id=" + std::to_string (dev));
   return out;
 }
@@ -306,7 +290,7 @@ main (int argc, char **argv)
       std::fprintf (stderr, "no CUDA device\n");
       return 77;
     }
-    for (const auto & d : split (devs, ','))
+    for (const auto & d : split_list (devs, ','))
       devices.push_back (std::atoi (d.c_str ()));
     int n_dev = 0;
     cudaGetDeviceCount (&n_dev);
@@ -320,12 +304,12 @@ main (int argc, char **argv)
   std::map<int, GstCudaContext *> ctx;
   std::vector<Point> points, paced;
   int rc = 0;
-  for (const auto & size : split (sizes, ',')) {
+  for (const auto & size : split_list (sizes, ',')) {
     int w = 0, h = 0;
     std::sscanf (size.c_str (), "%dx%d", &w, &h);
     std::map<int, std::vector<GstBuffer *>> frames_of;
     double one = 0;
-    for (const auto & c : split (counts, ',')) {
+    for (const auto & c : split_list (counts, ',')) {
       const int p = std::atoi (c.c_str ());
       Point pt = run_point (chain, w, h, p, devices, ctx, frames_of, frames, image);
       if (p == 1)
@@ -378,8 +362,8 @@ main (int argc, char **argv)
   std::printf ("\nhost time per frame in each element (us, median / p90; target <= 20 when paced):\n\n"
                "| size | pipelines |");
   std::vector<std::string> kinds;
-  for (const auto & e : split (chain, '!')) {
-    const std::string kind = split (e, ' ')[0];
+  for (const auto & e : split_list (chain, '!')) {
+    const std::string kind = split_list (e, ' ')[0];
     kinds.push_back (kind);
     std::printf (" %s |", kind.c_str ());
   }

@@ -150,19 +150,6 @@ struct Options {
   int warmup_frames = 30, rt_start = 0, rt_max = 128, queue = 0, latency_frames = -1;
 };
 
-std::vector<std::string>
-split (const std::string & s, char sep)
-{
-  std::vector<std::string> out;
-  std::stringstream in (s);
-  std::string part;
-  while (std::getline (in, part, sep)) {
-    const size_t a = part.find_first_not_of (' '), b = part.find_last_not_of (' ');
-    if (a != std::string::npos)
-      out.push_back (part.substr (a, b - a + 1));
-  }
-  return out;
-}
 
 /* ------------------------------------------------------- command line */
 
@@ -279,7 +266,7 @@ parse_args (int argc, char **argv, Options & o)
       }
     } else if (a == "--pipelines") {
       o.pipelines.clear ();
-      for (const auto & p : split (v, ',')) {
+      for (const auto & p : split_list (v, ',')) {
         int n = 0;
         if (!(ok = parse_int (a, p, 1, 4096, n)))
           break;
@@ -323,7 +310,7 @@ parse_args (int argc, char **argv, Options & o)
     std::fprintf (stderr, "--rt-start %d is above --rt-max %d\n", o.rt_start, o.rt_max);
     return 2;
   }
-  for (const auto & name : split (chains, ',')) {
+  for (const auto & name : split_list (chains, ',')) {
     const ChainDef *def = nullptr;
     for (const ChainDef & c : kChains)
       if (c.name == name)
@@ -358,8 +345,8 @@ std::vector<std::string>
 factories_of (const std::string & desc)
 {
   std::vector<std::string> out;
-  for (const auto & part : split (desc, '!')) {
-    const std::string first = split (part, ' ')[0];
+  for (const auto & part : split_list (desc, '!')) {
+    const std::string first = split_list (part, ' ')[0];
     if (first.find ('/') == std::string::npos && first.find ('(') == std::string::npos)
       out.push_back (first);
   }
@@ -441,7 +428,7 @@ public:
       char buf[512];
       std::vector<std::string> names;
       while (std::fgets (buf, sizeof buf, p)) {
-        std::vector<std::string> tok = split (std::string (buf).substr (0, std::strcspn (buf, "\r\n")), ' ');
+        std::vector<std::string> tok = split_list (std::string (buf).substr (0, std::strcspn (buf, "\r\n")), ' ');
         if (tok.empty ())
           continue;
         if (tok[0] == "#") {
@@ -969,7 +956,7 @@ private:
 void
 print_run (const Run & r, const Options & o, const ClipInfo & clip, int cores)
 {
-  const std::string common = "chain=" + r.chain + " decoder=" + split (o.decoder, ' ')[0] + " backend=" + o.backend +
+  const std::string common = "chain=" + r.chain + " decoder=" + split_list (o.decoder, ' ')[0] + " backend=" + o.backend +
       " size=" + std::to_string (clip.width) + "x" + std::to_string (clip.height) + " pipelines=" + std::to_string (r.n);
   char host[160];
   std::snprintf (host, sizeof host, "cpu_cores=%.2f cpu_pct=%.0f threads=%d sm=%s mem=%s enc=%s dec=%s", r.cpu_cores,
@@ -1143,7 +1130,7 @@ main (int argc, char **argv)
       const int target = target_of (c.name, clip.width, clip.height);
       std::printf ("STREAMS_DECODE_MAX chain=%s decoder=%s backend=%s size=%dx%d realtime_n=%d first_fail=%s "
                    "rt_max=%d trials=%d seconds=%.0f unpaced_best_fps=%.1f unpaced_best_n=%d bound=%s%s%s%s\n",
-          c.name.c_str (), split (o.decoder, ' ')[0].c_str (), o.backend.c_str (), clip.width, clip.height, s.largest,
+          c.name.c_str (), split_list (o.decoder, ' ')[0].c_str (), o.backend.c_str (), clip.width, clip.height, s.largest,
           s.first_fail ? std::to_string (s.first_fail).c_str () : "none", o.rt_max, s.trials, s.seconds,
           s.unpaced_best, s.unpaced_best_n, s.first_fail ? bound_of (s.at_fail, bench.cores ()).c_str () : "-",
           target ? (" target=" + std::to_string (target) + (s.largest >= target ? " MET" : " MISSED")).c_str () : "",
@@ -1153,7 +1140,7 @@ main (int argc, char **argv)
     searches.push_back (s);
   }
 
-  const std::string dec = split (o.decoder, ' ')[0];
+  const std::string dec = split_list (o.decoder, ' ')[0];
   std::printf ("\nclip %dx%d at %.0f frames/s, decoder %s, backend %s, %d CPU cores\n", clip.width, clip.height,
       clip.fps, dec.c_str (), o.backend.c_str (), bench.cores ());
   if (!unpaced.empty ()) {

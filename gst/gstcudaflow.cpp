@@ -15,7 +15,17 @@
  *
  * The element keeps the previous frame (its pyramid, on the GPU) and the
  * points, and starts again on a flush, a new segment, a DISCONT buffer, new
- * caps or a gap of more than 3 frame durations between timestamps.
+ * input caps, a change of `mode` or a gap of more than 3 frame durations
+ * between timestamps.
+ *
+ * `output` and `mode` may change while playing. A new `output` renegotiates
+ * the source pad before the next frame, which comes in the new caps (an
+ * RGBA input keeps its caps: the next frame is the other output), and the
+ * tracking goes on; downstream that cannot take the new format fails the
+ * renegotiation with a not-negotiated error. Flow colours need the dense
+ * mode: while playing, `output=flow-color` in sparse mode and `mode=sparse`
+ * with `output=flow-color` are refused with a warning (set `mode=dense`
+ * first, `output=passthrough` first).
  *
  * Input is GRAY8, NV12 or I420, whose luma plane is tracked where it lies
  * (no conversion), or packed RGB (RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB,
@@ -179,6 +189,15 @@ struct FlowState {
   /* the stream */
   bool reset_pending = true;
   GstClockTime last_pts = GST_CLOCK_TIME_NONE;
+  /* the caps: the input negotiated last (new input caps start again), and
+   * the output the current caps were made for */
+  GstVideoInfo in_info;
+  bool has_in_info = false;
+  GstCudaFlowOutput negotiated = DEFAULT_OUTPUT;
+  /* the frame being processed: its settings (frame_settings), and the
+   * mode of the frame before (a new mode starts again) */
+  FlowSettings frame;
+  GstCudaFlowMode mode = DEFAULT_MODE;
   /* sparse tracking: frames since the last detection, points it gave
    * (CPU backend; the GPU's list keeps its own length) */
   int frames_since_detect = 0;
@@ -276,27 +295,69 @@ gst_cuda_flow_transform_video_caps (GstCvBaseFilter * base, GstPadDirection dire
   return gst_caps_simplify (res);
 }
 
+/* Whether `output` gives frames of the negotiated formats: flow colours
+ * are RGBA, the passthrough frame the input's format (RGBA in: both do). */
+static bool
+output_fits (GstCudaFlowOutput output, const GstVideoInfo * in, const GstVideoInfo * out)
+{
+  if (output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR)
+    return GST_VIDEO_INFO_FORMAT (out) == GST_VIDEO_FORMAT_RGBA;
+  return GST_VIDEO_INFO_FORMAT (out) == GST_VIDEO_INFO_FORMAT (in);
+}
+
 static gboolean
 gst_cuda_flow_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo * out)
 {
   GstCudaFlow *self = GST_CUDA_FLOW (base);
+  FlowState & st = *self->state;
   const FlowSettings s = snapshot (self);
   if (s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR && s.mode != GST_CUDA_FLOW_MODE_DENSE) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("output=flow-color needs mode=dense"),
         ("sparse mode has no flow at every pixel; draw=true shows its vectors on the frame"));
     return FALSE;
   }
-  if (s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR && GST_VIDEO_INFO_FORMAT (out) != GST_VIDEO_FORMAT_RGBA) {
-    GST_ERROR_OBJECT (self, "output=flow-color gives RGBA, not %s", GST_VIDEO_INFO_NAME (out));
+  /* The output these caps were made for: the property's, or the other one
+   * when the property changed while they were being negotiated (its own
+   * renegotiation then follows). */
+  GstCudaFlowOutput output = s.output;
+  if (!output_fits (output, in, out))
+    output = output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR ? GST_CUDA_FLOW_OUTPUT_PASSTHROUGH
+                                                       : GST_CUDA_FLOW_OUTPUT_FLOW_COLOR;
+  if (!output_fits (output, in, out)) {
+    GST_ERROR_OBJECT (self, "%s -> %s is no output of ours", GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out));
     return FALSE;
   }
+  if (output != s.output)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
   if (!gst_cv_luma_input_set (&self->luma, in)) {
     GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
     return FALSE;
   }
-  /* new caps: the previous frame is of no use any more */
-  self->state->reset_pending = true;
+  st.negotiated = output;
+  /* new input caps: the previous frame is of no use any more (the same
+   * input renegotiated for another output keeps it) */
+  if (!st.has_in_info || !gst_video_info_is_equal (in, &st.in_info)) {
+    st.reset_pending = true;
+    st.in_info = *in;
+    st.has_in_info = true;
+  }
   return TRUE;
+}
+
+/* The properties for one frame: the output the property asks for where it
+ * fits the negotiated caps, else the one they were made for, until the
+ * renegotiation that the change asked for (buffers never disagree with
+ * their caps); flow colours come from the dense grid. */
+static FlowSettings
+frame_settings (GstCudaFlow * self)
+{
+  GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
+  FlowSettings s = snapshot (self);
+  if (!output_fits (s.output, gst_cv_base_filter_in_info (base), gst_cv_base_filter_out_info (base)))
+    s.output = self->state->negotiated;
+  if (s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR)
+    s.mode = GST_CUDA_FLOW_MODE_DENSE;
+  return s;
 }
 
 /* ------------------------------------------------------------ tracking */
@@ -399,7 +460,7 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
 {
   GstCudaFlow *self = GST_CUDA_FLOW (base);
   FlowState & st = *self->state;
-  const FlowSettings s = snapshot (self);
+  const FlowSettings & s = st.frame;
   cudaStream_t stream = gst_cv_base_filter_stream (base);
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
@@ -473,7 +534,7 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
 {
   GstCudaFlow *self = GST_CUDA_FLOW (base);
   FlowState & st = *self->state;
-  const FlowSettings s = snapshot (self);
+  const FlowSettings & s = st.frame;
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
   const bool dense = s.mode == GST_CUDA_FLOW_MODE_DENSE;
@@ -586,14 +647,20 @@ discontinuous (GstCudaFlow * self, GstBuffer * inbuf)
 }
 
 /* The base class runs the frame (and finishes it, or holds it with
- * latency-frames=1); a restart first where the stream asks for one. */
+ * latency-frames=1) with the settings read here once; a restart first
+ * where the stream or a new mode asks for one. */
 static GstFlowReturn
 gst_cuda_flow_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstCudaFlow *self = GST_CUDA_FLOW (trans);
   FlowState & st = *self->state;
-  if (st.reset_pending || discontinuous (self, inbuf)) {
-    GST_DEBUG_OBJECT (self, "starting again at %" GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)));
+  st.frame = frame_settings (self);
+  /* the other mode's points, list or decision are no use to this one */
+  const bool new_mode = st.frame.mode != st.mode;
+  st.mode = st.frame.mode;
+  if (st.reset_pending || new_mode || discontinuous (self, inbuf)) {
+    GST_DEBUG_OBJECT (self, "starting again at %" GST_TIME_FORMAT "%s", GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)),
+        new_mode ? " (new mode)" : "");
     st.reset ();
   }
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_flow_parent_class)->transform (trans, inbuf, outbuf);
@@ -684,6 +751,18 @@ gst_cuda_flow_release_device (GstCvBaseFilter * base)
   st.reset_pending = true;
 }
 
+/* The next run starts from nothing, whatever its caps (release_device
+ * runs on the GPU only). */
+static gboolean
+gst_cuda_flow_stop (GstBaseTransform * trans)
+{
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_flow_parent_class)->stop (trans);
+  FlowState & st = *GST_CUDA_FLOW (trans)->state;
+  st.reset_pending = true;
+  st.has_in_info = false;
+  return ret;
+}
+
 /* ----------------------------------------------------------- properties */
 
 static void
@@ -694,11 +773,33 @@ gst_cuda_flow_set_property (GObject * object, guint prop_id, const GValue * valu
     gst_cv_base_filter_set_latency_frames (GST_CV_BASE_FILTER (self), value);
     return;
   }
+  bool reconfigure = false;
+  const gchar *refused = nullptr;
   GST_OBJECT_LOCK (self);
   FlowSettings & s = *self->settings;
+  /* Flow colours need the dense grid. Stopped, the pair is checked when
+   * the caps are (properties come in any order); running, a change that
+   * would break it is refused and the frames go on as they were. */
+  const bool running = GST_STATE (self) >= GST_STATE_PAUSED;
   switch (prop_id) {
-    case PROP_MODE: s.mode = (GstCudaFlowMode) g_value_get_enum (value); break;
-    case PROP_OUTPUT: s.output = (GstCudaFlowOutput) g_value_get_enum (value); break;
+    case PROP_MODE: {
+      const GstCudaFlowMode mode = (GstCudaFlowMode) g_value_get_enum (value);
+      if (running && mode != GST_CUDA_FLOW_MODE_DENSE && s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR)
+        refused = "mode=sparse while output=flow-color: set output=passthrough first";
+      else
+        s.mode = mode;
+      break;
+    }
+    case PROP_OUTPUT: {
+      const GstCudaFlowOutput output = (GstCudaFlowOutput) g_value_get_enum (value);
+      if (running && output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR && s.mode != GST_CUDA_FLOW_MODE_DENSE) {
+        refused = "output=flow-color in sparse mode: set mode=dense first";
+      } else {
+        reconfigure = output != s.output;
+        s.output = output;
+      }
+      break;
+    }
     case PROP_MAX_CORNERS: s.detect.max_corners = g_value_get_int (value); break;
     case PROP_QUALITY_LEVEL: s.detect.quality_level = g_value_get_double (value); break;
     case PROP_MIN_DISTANCE: s.detect.min_distance = g_value_get_double (value); break;
@@ -719,6 +820,12 @@ gst_cuda_flow_set_property (GObject * object, guint prop_id, const GValue * valu
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (refused)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("Refused %s", refused),
+        ("flow colours come from the dense mode's grid; the property keeps its value"));
+  /* new caps (transform_video_caps) before the next frame */
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static void
@@ -773,11 +880,15 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   gobject_class->finalize = gst_cuda_flow_finalize;
 
   g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode", "Sparse corners or a dense grid", GST_TYPE_CUDA_FLOW_MODE, DEFAULT_MODE,
-          GST_CV_PARAM_RW_READY));
+      g_param_spec_enum ("mode", "Mode",
+          "Sparse corners or a dense grid (a change while playing starts the tracking again; not to sparse while "
+          "output=flow-color)",
+          GST_TYPE_CUDA_FLOW_MODE, DEFAULT_MODE, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_FLOW_OUTPUT,
-          DEFAULT_OUTPUT, GST_CV_PARAM_RW_READY));
+      g_param_spec_enum ("output", "Output",
+          "What the source pad carries (a change while playing renegotiates the caps before the next frame; "
+          "flow-color only in dense mode)",
+          GST_TYPE_CUDA_FLOW_OUTPUT, DEFAULT_OUTPUT, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_CORNERS,
       g_param_spec_int ("max-corners", "Maximum corners",
           "Sparse: track at most the N strongest Shi-Tomasi corners (0 = no limit)", 0, G_MAXINT,
@@ -843,6 +954,7 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   gst_cv_base_filter_class_add_pad_templates (element_class, FLOW_FORMATS, FLOW_FORMATS);
 
   trans_class->transform = gst_cuda_flow_transform;
+  trans_class->stop = gst_cuda_flow_stop;
   trans_class->sink_event = gst_cuda_flow_sink_event;
   cv_class->transform_video_caps = gst_cuda_flow_transform_video_caps;
   cv_class->set_info = gst_cuda_flow_set_info;

@@ -18,6 +18,11 @@
  * the corners, strongest first; with `post-messages=true` an element
  * message "cudaharris" also gives the count and the 50 strongest.
  *
+ * `output` may change while playing: the source pad renegotiates before
+ * the next frame, which comes in the new caps (a GRAY8 input keeps its
+ * caps: the next frame is the other output). Downstream that cannot take
+ * the new format fails the renegotiation with a not-negotiated error.
+ *
  * OpenCV's blockSize is `corner-block-size`: `block-size` is the CUDA block
  * shape property every cudavision element has.
  *
@@ -120,6 +125,7 @@ struct HarrisFrames {
 struct _GstCudaHarris {
   GstCvBaseFilter parent;
   HarrisSettings *settings;          /* properties, under the object lock */
+  GstCudaHarrisOutput negotiated;    /* the output the current caps were made for (set_info) */
   GstCvLumaInput luma;                /* GRAY8 or a packed RGB layout */
   HarrisFrames *frames;                     /* GPU scratch (freed in release_device), lists in flight */
   std::vector<uint8_t> *cpu_gray;          /* CPU backend: the luma of colour frames */
@@ -177,15 +183,52 @@ gst_cuda_harris_transform_video_caps (GstCvBaseFilter * base, GstPadDirection di
   return gst_cv_caps_map_to_gray (direction, caps);
 }
 
+/* Whether `output` gives frames of the negotiated formats: the response
+ * map is GRAY8, the passthrough frame the input's format (GRAY8 in: both
+ * do). */
+static bool
+output_fits (GstCudaHarrisOutput output, const GstVideoInfo * in, const GstVideoInfo * out)
+{
+  if (output == GST_CUDA_HARRIS_OUTPUT_RESPONSE)
+    return GST_VIDEO_INFO_FORMAT (out) == GST_VIDEO_FORMAT_GRAY8;
+  return GST_VIDEO_INFO_FORMAT (out) == GST_VIDEO_INFO_FORMAT (in);
+}
+
 static gboolean
-gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo *)
+gst_cuda_harris_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const GstVideoInfo * out)
 {
   GstCudaHarris *self = GST_CUDA_HARRIS (base);
   if (!gst_cv_luma_input_set (&self->luma, in)) {
     GST_ERROR_OBJECT (self, "unsupported input %s", GST_VIDEO_INFO_NAME (in));
     return FALSE;
   }
+  /* The output these caps were made for: the property's, or the other one
+   * when the property changed while they were being negotiated (its own
+   * renegotiation then follows). */
+  const GstCudaHarrisOutput wanted = snapshot (self).output;
+  GstCudaHarrisOutput output = wanted;
+  if (!output_fits (output, in, out))
+    output = output == GST_CUDA_HARRIS_OUTPUT_RESPONSE ? GST_CUDA_HARRIS_OUTPUT_PASSTHROUGH
+                                                       : GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  if (!output_fits (output, in, out)) {
+    GST_ERROR_OBJECT (self, "%s -> %s is no output of ours", GST_VIDEO_INFO_NAME (in), GST_VIDEO_INFO_NAME (out));
+    return FALSE;
+  }
+  if (output != wanted)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  self->negotiated = output;
   return TRUE;
+}
+
+/* The frame's output: the property's where it fits the negotiated caps,
+ * else the one they were made for, until the renegotiation that the
+ * change asked for (buffers never disagree with their caps). */
+static bool
+frame_is_response (GstCudaHarris * self, const HarrisSettings & s)
+{
+  GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
+  const bool fits = output_fits (s.output, gst_cv_base_filter_in_info (base), gst_cv_base_filter_out_info (base));
+  return (fits ? s.output : self->negotiated) == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
 }
 
 /* ------------------------------------------------------------ processing */
@@ -211,7 +254,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
-  const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  const bool response = frame_is_response (self, s);
   const bool hold = gst_cv_base_filter_holds_results (base);
   cudavision::CornerDetector & detector = fr.detectors[fr.pending.begin_gpu_frame (hold)];
 
@@ -249,7 +292,7 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
   const HarrisSettings s = snapshot (self);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
-  const bool response = s.output == GST_CUDA_HARRIS_OUTPUT_RESPONSE;
+  const bool response = frame_is_response (self, s);
   HarrisPending frame;
   std::vector<cudavision::Corner> & corners = frame.corners;
   self->frames->pending.clear ();
@@ -361,6 +404,7 @@ gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * va
     gst_cv_base_filter_set_latency_frames (GST_CV_BASE_FILTER (self), value);
     return;
   }
+  bool reconfigure = false;
   GST_OBJECT_LOCK (self);
   HarrisSettings & s = *self->settings;
   switch (prop_id) {
@@ -393,9 +437,12 @@ gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * va
     case PROP_MAX_CORNERS:
       s.detect.max_corners = g_value_get_int (value);
       break;
-    case PROP_OUTPUT:
-      s.output = (GstCudaHarrisOutput) g_value_get_enum (value);
+    case PROP_OUTPUT: {
+      const GstCudaHarrisOutput output = (GstCudaHarrisOutput) g_value_get_enum (value);
+      reconfigure = output != s.output;
+      s.output = output;
       break;
+    }
     case PROP_DRAW:
       s.draw = g_value_get_boolean (value);
       break;
@@ -410,6 +457,9 @@ gst_cuda_harris_set_property (GObject * object, guint prop_id, const GValue * va
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* new caps (transform_video_caps) before the next frame */
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static void
@@ -489,8 +539,9 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
       g_param_spec_int ("max-corners", "Maximum corners", "Keep at most the N strongest corners (0 = no limit)", 0,
           G_MAXINT, DEFAULT_MAX_CORNERS, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output", "What the source pad carries", GST_TYPE_CUDA_HARRIS_OUTPUT,
-          DEFAULT_OUTPUT, GST_CV_PARAM_RW_READY));
+      g_param_spec_enum ("output", "Output",
+          "What the source pad carries (a change while playing renegotiates the caps before the next frame)",
+          GST_TYPE_CUDA_HARRIS_OUTPUT, DEFAULT_OUTPUT, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW,
       g_param_spec_boolean ("draw", "Draw", "Mark the corners on the output (crosses in `color`; white on GRAY8)",
           FALSE, GST_CV_PARAM_RW_PLAYING));
@@ -524,6 +575,7 @@ static void
 gst_cuda_harris_init (GstCudaHarris * self)
 {
   self->settings = new HarrisSettings ();
+  self->negotiated = DEFAULT_OUTPUT;
   self->frames = new HarrisFrames ();
   self->cpu_gray = new std::vector<uint8_t> ();
   self->luma = GstCvLumaInput ();

@@ -244,16 +244,6 @@ draws_on (GstCudaFaceDetect * self, const FaceFrameSettings & s)
   return s.draw && !(self->input->gray && !self->input->yuv);
 }
 
-/* The boxes' canvas on a mapped output frame. */
-static cudavision::Canvas
-frame_canvas (GstCudaFaceDetect * self, const FaceFrameSettings & s, GstVideoFrame * frame)
-{
-  cudavision::Canvas canvas;
-  gst_cv_canvas_init (gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self)), s.color, &canvas);
-  gst_cv_canvas_set_frame (&canvas, frame);
-  return canvas;
-}
-
 static GstFlowReturn
 gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -272,7 +262,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
    * boxes on the copy: one graph launch (FaceDetector::enqueue_frame). */
   const GstCvLumaInput & input = *self->input;
   const bool draw = draws_on (self, s);
-  const cudavision::Canvas canvas = frame_canvas (self, s, out);
+  const cudavision::Canvas canvas = gst_cv_frame_canvas (out, s.color);
   /* NV12, I420: the chroma passes through, the luma is copied with the
    * search's first launch */
   GstFlowReturn ret =
@@ -329,7 +319,7 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
     gst_cv_luma_input_copy_chroma_cpu (*self->input, in, out);
     frame.faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
     if (draws_on (self, s))
-      cudavision::cpu::draw_face_boxes (frame_canvas (self, s, out), frame.faces);
+      cudavision::cpu::draw_face_boxes (gst_cv_frame_canvas (out, s.color), frame.faces);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));
@@ -371,7 +361,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, con
     return GST_FLOW_ERROR;
   }
   ret = gst_cv_base_filter_check (base,
-      detector.draw (frame_canvas (self, s, &frame), *faces, gst_cv_base_filter_policy (base),
+      detector.draw (gst_cv_frame_canvas (&frame, s.color), *faces, gst_cv_base_filter_policy (base),
           gst_cv_base_filter_stream (base)),
       "box drawing");
   gst_cv_base_filter_unmap_device_output (base, outbuf, &frame);

@@ -444,15 +444,9 @@ detect_for_previous (GstCudaFlow * self, cudaStream_t stream, const cudavision::
 
 /* draw=true's canvases on a mapped output frame. */
 static cudavision::FlowOverlay
-frame_overlay (GstCudaFlow * self, const FlowSettings & s, GstVideoFrame * frame)
+frame_overlay (const FlowSettings & s, GstVideoFrame * frame)
 {
-  const GstVideoInfo *info = gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self));
-  cudavision::FlowOverlay o;
-  gst_cv_canvas_init (info, s.color, &o.lines);
-  gst_cv_canvas_init (info, s.marker_color, &o.markers);
-  gst_cv_canvas_set_frame (&o.lines, frame);
-  gst_cv_canvas_set_frame (&o.markers, frame);
-  return o;
+  return { gst_cv_frame_canvas (frame, s.color), gst_cv_frame_canvas (frame, s.marker_color) };
 }
 
 static GstFlowReturn
@@ -481,7 +475,7 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
    * not draw them (the frame not in the graph), the drawing. finish_frame
    * then waits for the slot: at once, or with latency-frames=1 after the
    * next frame is queued. */
-  const cudavision::FlowOverlay overlay = frame_overlay (self, s, out);
+  const cudavision::FlowOverlay overlay = frame_overlay (s, out);
   const cudavision::FlowOverlay *draw = s.draw && !color ? &overlay : nullptr;
   /* NV12, I420 passed through: the chroma here, the luma with level 0 */
   GstFlowReturn ret = color ? GST_FLOW_OK
@@ -567,7 +561,7 @@ gst_cuda_flow_process_cpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
       gst_cv_luma_input_copy_cpu (self->luma, src, dst);
       gst_cv_luma_input_copy_chroma_cpu (self->luma, in, out);
       if (s.draw)
-        cudavision::cpu::draw_flow (frame_overlay (self, s, out), results, !dense);
+        cudavision::cpu::draw_flow (frame_overlay (s, out), results, !dense);
     }
 
     if (!dense) {

@@ -233,17 +233,6 @@ frame_is_response (GstCudaHarris * self, const HarrisSettings & s)
 
 /* ------------------------------------------------------------ processing */
 
-/* The marks' canvas on a mapped output frame (the response map's is
- * GRAY8: white). */
-static cudavision::Canvas
-frame_canvas (GstCudaHarris * self, const HarrisSettings & s, GstVideoFrame * frame)
-{
-  cudavision::Canvas canvas;
-  gst_cv_canvas_init (gst_cv_base_filter_out_info (GST_CV_BASE_FILTER (self)), s.color, &canvas);
-  gst_cv_canvas_set_frame (&canvas, frame);
-  return canvas;
-}
-
 static GstFlowReturn
 gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
@@ -265,7 +254,8 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
    * for the list alone (the meta must carry it when the buffer leaves): at
    * once, or with latency-frames=1 after the next frame is queued. */
   const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
-  const cudavision::Canvas canvas = frame_canvas (self, s, out);
+  /* the response map's canvas is GRAY8's: white marks */
+  const cudavision::Canvas canvas = gst_cv_frame_canvas (out, s.color);
   /* NV12, I420 passed through: the chroma here, the luma with the graph */
   GstFlowReturn ret = response ? GST_FLOW_OK
                                : gst_cv_base_filter_check (base,
@@ -306,7 +296,7 @@ gst_cuda_harris_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
       gst_cv_luma_input_copy_chroma_cpu (self->luma, in, out);
     }
     if (s.draw)
-      cudavision::cpu::draw_corners (frame_canvas (self, s, out), corners);
+      cudavision::cpu::draw_corners (gst_cv_frame_canvas (out, s.color), corners);
   } catch (const std::exception & e) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
         ("%s", e.what ()));

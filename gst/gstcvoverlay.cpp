@@ -71,6 +71,15 @@ gst_cv_canvas_init (const GstVideoInfo * info, guint32 argb, cudavision::Canvas 
   return true;
 }
 
+cudavision::Canvas
+gst_cv_frame_canvas (GstVideoFrame * frame, guint32 argb)
+{
+  cudavision::Canvas canvas;
+  gst_cv_canvas_init (&frame->info, argb, &canvas);
+  gst_cv_canvas_set_frame (&canvas, frame);
+  return canvas;
+}
+
 void
 gst_cv_canvas_set_frame (cudavision::Canvas * canvas, GstVideoFrame * frame)
 {

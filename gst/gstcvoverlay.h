@@ -21,6 +21,10 @@ bool gst_cv_canvas_init (const GstVideoInfo * info, guint32 argb, cudavision::Ca
 /* `canvas` pointing at a mapped frame's planes (host or device). */
 void gst_cv_canvas_set_frame (cudavision::Canvas * canvas, GstVideoFrame * frame);
 
+/* The canvas of a mapped frame (its format and colorimetry) in `argb`:
+ * gst_cv_canvas_init and gst_cv_canvas_set_frame. */
+cudavision::Canvas gst_cv_frame_canvas (GstVideoFrame * frame, guint32 argb);
+
 /* Whether a format is NV12 or I420: the elements that analyse the luma
  * read its Y plane where it lies. */
 bool gst_cv_format_is_yuv420 (GstVideoFormat format);

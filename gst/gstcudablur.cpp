@@ -42,6 +42,7 @@
 #include "../cuda/common/cuda_raii.h"
 
 #include <algorithm>
+#include <exception>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_blur_debug);
 #define GST_CAT_DEFAULT gst_cuda_blur_debug
@@ -129,7 +130,8 @@ gst_cuda_blur_set_info (GstCvBaseFilter * base, const GstVideoInfo * in, const G
     case GST_VIDEO_FORMAT_NV12:
     case GST_VIDEO_FORMAT_I420:
       self->st->planes = true;
-      /* fall through: plane 0 is the luma */
+      /* plane 0 is the luma */
+      [[fallthrough]];
     case GST_VIDEO_FORMAT_GRAY8:
       self->st->channels = 1;
       return TRUE;
@@ -195,9 +197,17 @@ gst_cuda_blur_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * 
   GstCudaBlur *self = GST_CUDA_BLUR (base);
   const BlurParams p = current_params (self);
   const guint n = self->st->planes ? GST_VIDEO_FRAME_N_PLANES (in) : 1;
-  for (guint plane = 0; plane < n; plane++)
-    cudavision::cpu::gaussian_blur (gst_cv_frame_const_plane (in, plane), gst_cv_frame_plane (out, plane),
-        plane_channels (in, plane, self->st), p.kx, p.ky, p.sx, p.sy);
+  /* an exception must not unwind through GStreamer's C frames */
+  try {
+    for (guint plane = 0; plane < n; plane++)
+      cudavision::cpu::gaussian_blur (gst_cv_frame_const_plane (in, plane), gst_cv_frame_plane (out, plane),
+          plane_channels (in, plane, self->st), p.kx, p.ky, p.sx, p.sy);
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("OpenCV failed on a %dx%d frame", GST_VIDEO_FRAME_WIDTH (in), GST_VIDEO_FRAME_HEIGHT (in)),
+        ("%s", e.what ()));
+    return GST_FLOW_ERROR;
+  }
   return GST_FLOW_OK;
 }
 

@@ -22,6 +22,8 @@
 #include "../cpu/gray_cpu.h"
 #include "../cuda/gray/gray.h"
 
+#include <exception>
+
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_gray_debug);
 #define GST_CAT_DEFAULT gst_cuda_gray_debug
 
@@ -75,10 +77,18 @@ static GstFlowReturn
 gst_cuda_gray_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * in, GstVideoFrame * out)
 {
   GstCudaGray *self = GST_CUDA_GRAY (base);
-  if (self->planar_y)
-    cudavision::cpu::copy_plane (gst_cv_frame_const_plane (in, 0), gst_cv_frame_plane (out, 0));
-  else
-    cudavision::cpu::rgb_to_gray (gst_cv_frame_const_plane (in, 0), self->layout, gst_cv_frame_plane (out, 0));
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  /* an exception must not unwind through GStreamer's C frames */
+  try {
+    if (self->planar_y)
+      cudavision::cpu::copy_plane (src, gst_cv_frame_plane (out, 0));
+    else
+      cudavision::cpu::rgb_to_gray (src, self->layout, gst_cv_frame_plane (out, 0));
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
+        ("%s", e.what ()));
+    return GST_FLOW_ERROR;
+  }
   return GST_FLOW_OK;
 }
 

@@ -50,6 +50,8 @@
 #include "../cuda/gray/gray.h"
 #include "../cuda/otsu/otsu.h"
 
+#include <exception>
+
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_otsu_debug);
 #define GST_CAT_DEFAULT gst_cuda_otsu_debug
 
@@ -200,8 +202,15 @@ gst_cuda_otsu_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame * 
 {
   GstCudaOtsu *self = GST_CUDA_OTSU (base);
   const FrameSettings f = frame_settings (self);
-  self->st->threshold = (guint8) cudavision::cpu::otsu (gst_cv_frame_const_plane (in, 0), gst_cv_frame_plane (out, 0),
-      f.binarize, f.invert);
+  const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
+  /* an exception must not unwind through GStreamer's C frames */
+  try {
+    self->st->threshold = (guint8) cudavision::cpu::otsu (src, gst_cv_frame_plane (out, 0), f.binarize, f.invert);
+  } catch (const std::exception & e) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED, ("OpenCV failed on a %dx%d frame", src.width, src.height),
+        ("%s", e.what ()));
+    return GST_FLOW_ERROR;
+  }
   self->st->have_threshold = true;
   return GST_FLOW_OK;
 }

@@ -1,5 +1,6 @@
 /* cudavision — GstCvBaseFilter: device, context, stream, backend, launch
- * policy, caps features and allocation for every cudavision element. */
+ * policy, caps features, allocation and frame layout checks for every
+ * cudavision element. */
 #include "gstcvbasefilter.h"
 
 #include "gstcvbufferpool.h"
@@ -15,6 +16,8 @@
 #include "../cuda/policy/launch_policy.h"
 #include "../cuda/policy/tuning_table.h"
 
+#include <atomic>
+#include <cstdarg>
 #include <memory>
 #include <string>
 
@@ -77,6 +80,10 @@ struct CvFilterPriv {
   GstBuffer *held_out = nullptr;
   GstBuffer *held_in = nullptr;
   bool hold_this = false;  /* the frame in transform () is to be held */
+
+  /* the error that device memory needs the GPU backend was posted (once
+   * per start: negotiation asks again and again) */
+  std::atomic<bool> told_needs_gpu { false };
 };
 
 typedef struct {
@@ -277,6 +284,16 @@ without_garbled_cuda_i420 (GstCaps * cuda, GstCudaContext * ctx)
   return out;
 }
 
+/* `caps`' structures without their caps features (system memory). */
+static GstCaps *
+without_features (GstCaps * caps)
+{
+  GstCaps *plain = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    plain = gst_caps_merge_structure (plain, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  return plain;
+}
+
 static GstCaps *
 gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps,
     GstCaps * filter)
@@ -286,9 +303,7 @@ gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection dir
   CvFilterPriv *p = priv (self);
 
   /* Formats map the same way whatever memory holds them. */
-  GstCaps *plain = gst_caps_new_empty ();
-  for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    plain = gst_caps_merge_structure (plain, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  GstCaps *plain = without_features (caps);
   GstCaps *mapped = klass->transform_video_caps ? klass->transform_video_caps (self, direction, plain) : plain;
 
   GST_OBJECT_LOCK (self);
@@ -323,6 +338,134 @@ gst_cv_base_filter_transform_caps (GstBaseTransform * trans, GstPadDirection dir
   return result;
 }
 
+/* ------------------------------------- device memory on the CPU backend */
+
+/* Why the element runs on the CPU, for the errors and warnings that say
+ * what it cannot do there. */
+static const gchar *
+cpu_backend_reason (GstCvBaseFilter * self)
+{
+  GST_OBJECT_LOCK (self);
+  const bool chosen = priv (self)->backend == GST_CV_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  return chosen ? "backend=cpu" : "no usable CUDA device";
+}
+
+/* Device memory on a pad needs the GPU backend: on the CPU the element
+ * says so, once per start, where negotiation alone would end in a bare
+ * not-negotiated from the source. `input`: upstream sends it; else
+ * downstream takes nothing else. */
+static void
+post_device_memory_needs_gpu (GstCvBaseFilter * self, GstCvMemoryKind kind, bool input)
+{
+  CvFilterPriv *p = priv (self);
+  if (p->told_needs_gpu.exchange (true))
+    return;
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("%s in %s needs the GPU backend, and %s runs on the CPU (%s)", input ? "Input" : "Output",
+          memory_kind_name (kind), GST_ELEMENT_NAME (self), cpu_backend_reason (self)),
+      ("device frames are made and read on a CUDA device only: use backend=auto or backend=cuda on a machine "
+       "with a usable NVIDIA GPU, or %s system memory (video/x-raw)",
+          input ? "give the element" : "let downstream take"));
+}
+
+/* Started on the CPU backend, and the error not posted yet: only then is
+ * a failed negotiation worth a look. */
+static bool
+should_explain_negotiation (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  GST_OBJECT_LOCK (self);
+  const bool cpu = p->started && !p->on_gpu;
+  GST_OBJECT_UNLOCK (self);
+  return cpu && !p->told_needs_gpu;
+}
+
+/* The structures of `caps` in system memory. */
+static GstCaps *
+system_memory_part (GstCaps * caps)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (!f || gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      gst_caps_append_structure (out, gst_structure_copy (gst_caps_get_structure (caps, i)));
+  }
+  return out;
+}
+
+/* The device memory that downstream would take the output of `offered`
+ * (upstream's caps) in, where it takes no system memory the element could
+ * output at all: then that, and nothing else, is why the CPU backend
+ * cannot negotiate. GST_CV_MEMORY_SYSTEM when something else is why. */
+static GstCvMemoryKind
+device_memory_downstream_wants (GstCvBaseFilter * self, GstCaps * offered)
+{
+  GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *peer = gst_pad_peer_query_caps (srcpad, nullptr);
+  GstCaps *templ = gst_pad_get_pad_template_caps (srcpad);
+  GstCaps *system = system_memory_part (templ);
+  GstCvMemoryKind wanted = GST_CV_MEMORY_SYSTEM;
+  if (!gst_caps_is_empty (peer) && !gst_caps_can_intersect (peer, system)) {
+    /* what upstream offers among the formats the element takes, mapped */
+    GstCaps *sink_templ = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+    GstCaps *all = without_features (sink_templ);
+    GstCaps *given = without_features (offered);
+    GstCaps *plain = gst_caps_intersect (given, all);
+    GstCaps *mapped = klass->transform_video_caps ? klass->transform_video_caps (self, GST_PAD_SINK, plain) : plain;
+    for (const GstCvMemoryKind kind : { GST_CV_MEMORY_DEVICE, GST_CV_MEMORY_CUDA_MEMORY }) {
+      GstCaps *ours = gst_caps_new_empty ();
+      append_with_feature (ours, mapped, memory_kind_name (kind));
+      GstCaps *possible = gst_caps_intersect (ours, templ);
+      const bool taken = gst_caps_can_intersect (possible, peer);
+      gst_caps_unref (possible);
+      gst_caps_unref (ours);
+      if (taken) {
+        wanted = kind;
+        break;
+      }
+    }
+    gst_caps_unref (mapped);
+    gst_caps_unref (given);
+    gst_caps_unref (all);
+    gst_caps_unref (sink_templ);
+  }
+  gst_caps_unref (system);
+  gst_caps_unref (templ);
+  gst_caps_unref (peer);
+  return wanted;
+}
+
+/* A caps query from upstream came back empty: the source will stop with
+ * not-negotiated and never send caps (the issue's pipeline: a source
+ * before an element on the CPU that only device memory follows). */
+static void
+explain_empty_caps_answer (GstCvBaseFilter * self, GstCaps * filter)
+{
+  GstCaps *offered =
+      filter ? gst_caps_ref (filter) : gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (self));
+  const GstCvMemoryKind kind = device_memory_downstream_wants (self, offered);
+  if (kind != GST_CV_MEMORY_SYSTEM)
+    post_device_memory_needs_gpu (self, kind, false);
+  gst_caps_unref (offered);
+}
+
+/* A caps event was refused: device memory upstream (set_caps says so
+ * when it gets that far) or downstream may be why. */
+static void
+explain_refused_caps (GstCvBaseFilter * self, GstCaps * incaps)
+{
+  GstCvMemoryKind kind = caps_memory_kind (incaps);
+  if (kind != GST_CV_MEMORY_SYSTEM) {
+    post_device_memory_needs_gpu (self, kind, true);
+    return;
+  }
+  kind = device_memory_downstream_wants (self, incaps);
+  if (kind != GST_CV_MEMORY_SYSTEM)
+    post_device_memory_needs_gpu (self, kind, false);
+}
+
 static gboolean
 gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
@@ -340,7 +483,8 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
   p->in_kind = caps_memory_kind (incaps);
   p->out_kind = caps_memory_kind (outcaps);
   if (!p->on_gpu && (p->in_kind != GST_CV_MEMORY_SYSTEM || p->out_kind != GST_CV_MEMORY_SYSTEM)) {
-    GST_ERROR_OBJECT (self, "device memory negotiated on the CPU backend");
+    const bool input = p->in_kind != GST_CV_MEMORY_SYSTEM;
+    post_device_memory_needs_gpu (self, input ? p->in_kind : p->out_kind, input);
     return FALSE;
   }
   if (p->out_kind == GST_CV_MEMORY_CUDA_MEMORY && odd_height_i420 (gst_caps_get_structure (outcaps, 0)) &&
@@ -574,6 +718,185 @@ gst_cv_frame_copy_planes (GstVideoFrame * dst, GstVideoFrame * src, guint first_
   return {};
 }
 
+/* ---- frame layouts, checked before anything maps them ---- */
+
+static std::string format_string (const gchar * fmt, ...) G_GNUC_PRINTF (1, 2);
+
+static std::string
+format_string (const gchar * fmt, ...)
+{
+  va_list args;
+  va_start (args, fmt);
+  gchar *s = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  std::string out = s;
+  g_free (s);
+  return out;
+}
+
+/* Bytes of a visible row of `plane`, and its rows: its first component's. */
+static guint64
+plane_row_bytes (const GstVideoInfo * info, guint plane)
+{
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comps);
+  return (guint64) GST_VIDEO_INFO_COMP_WIDTH (info, comps[0]) * GST_VIDEO_INFO_COMP_PSTRIDE (info, comps[0]);
+}
+
+static guint64
+plane_rows (const GstVideoInfo * info, guint plane)
+{
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comps);
+  return (guint64) GST_VIDEO_INFO_COMP_HEIGHT (info, comps[0]);
+}
+
+/* What is wrong with `buf` as a frame of `info` (its caps), as the error's
+ * sentence, with the numbers in *detail; empty when nothing is. Without a
+ * GstVideoMeta the caps' default layout must fit the buffer (that is what
+ * gst_video_frame_map assumes). With one, its format and size must be the
+ * caps' (the map takes the meta's size for the frame's), and every plane,
+ * from its first byte in memory to its last visible one, must lie in one
+ * memory of the buffer: the meta's map maps only the memory that holds
+ * the plane's offset, and the backends read every row from there. The
+ * arithmetic is 64-bit: strides of G_MAXINT or G_MININT do not wrap.
+ * Strings are built only for a frame that fails. */
+static std::string
+layout_problem (GstBuffer * buf, const GstVideoInfo * info, const gchar * what, bool bottom_up_ok,
+    std::string * detail)
+{
+  const gsize size = gst_buffer_get_size (buf);
+  const gchar *fmt = GST_VIDEO_INFO_NAME (info);
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (!meta) {
+    if (size >= info->size)
+      return {};
+    *detail = "no GstVideoMeta: the caps' default layout is assumed";
+    return format_string ("The %s buffer is too small: %" G_GSIZE_FORMAT " bytes for a %dx%d %s frame of %"
+        G_GSIZE_FORMAT, what, size, info->width, info->height, fmt, info->size);
+  }
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info) || meta->width != (guint) info->width ||
+      meta->height != (guint) info->height || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)) {
+    *detail = format_string ("GstVideoMeta: %u plane%s; caps: %u; a frame is mapped at its meta's size, "
+        "not the caps'", meta->n_planes, meta->n_planes == 1 ? "" : "s", GST_VIDEO_INFO_N_PLANES (info));
+    return format_string ("The %s frame's GstVideoMeta describes a %ux%u %s frame, its caps a %dx%d %s one", what,
+        meta->width, meta->height, gst_video_format_to_string (meta->format), info->width, info->height, fmt);
+  }
+
+  const guint n_mem = gst_buffer_n_memory (buf);
+  for (guint p = 0; p < meta->n_planes; p++) {
+    const gint64 stride = meta->stride[p];
+    const guint64 pitch = stride < 0 ? (guint64) -stride : (guint64) stride;
+    const guint64 row = plane_row_bytes (info, p), rows = plane_rows (info, p);
+    const guint64 offset = meta->offset[p];
+    auto describe = [&] () {
+      *detail = format_string ("%dx%d %s, plane %u: offset %" G_GUINT64_FORMAT ", stride %" G_GINT64_FORMAT ", %"
+          G_GUINT64_FORMAT " rows of %" G_GUINT64_FORMAT " bytes; a buffer of %" G_GSIZE_FORMAT " bytes in %u memor%s",
+          info->width, info->height, fmt, p, offset, stride, rows, row, size, n_mem, n_mem == 1 ? "y" : "ies");
+    };
+    if (stride < 0 && !bottom_up_ok) {
+      describe ();
+      return format_string ("The %s frame's plane %u has a negative stride (%" G_GINT64_FORMAT
+          "): bottom-up frames are supported in system memory only", what, p, stride);
+    }
+    if (pitch < row) {
+      describe ();
+      return format_string ("The %s frame's plane %u has a stride of %" G_GINT64_FORMAT
+          " bytes, smaller than a row (%" G_GUINT64_FORMAT " bytes)", what, p, stride, row);
+    }
+    /* at most 2^31 * 16384: no overflow */
+    const guint64 before_last = pitch * (rows - 1), span = before_last + row;
+    /* bottom-up: the offset is the top row's, the last in memory */
+    if (stride < 0 && before_last > offset) {
+      describe ();
+      return format_string ("The %s frame's plane %u has bottom-up rows starting %" G_GUINT64_FORMAT
+          " bytes before the start of its buffer", what, p, before_last - offset);
+    }
+    const guint64 first = stride < 0 ? offset - before_last : offset;
+    if (first > size || span > size - first) {
+      describe ();
+      return format_string ("The %s frame's plane %u reaches past the end of its %" G_GSIZE_FORMAT "-byte buffer",
+          what, p, size);
+    }
+    /* the memories that [first, first + span) touches */
+    guint64 start = 0;
+    guint touched = 0;
+    for (guint m = 0; m < n_mem && start < first + span; m++) {
+      const guint64 end = start + gst_buffer_peek_memory (buf, m)->size;
+      if (end > first && end > start)
+        touched++;
+      start = end;
+    }
+    if (touched > 1) {
+      describe ();
+      return format_string ("The %s frame's plane %u spans %u memories of its buffer", what, p, touched);
+    }
+  }
+  return {};
+}
+
+/* layout_problem as an element error (STREAM/FORMAT); false then. */
+static bool
+check_layout (GstCvBaseFilter * self, GstBuffer * buf, const GstVideoInfo * info, const gchar * what,
+    bool bottom_up_ok)
+{
+  std::string detail;
+  const std::string problem = layout_problem (buf, info, what, bottom_up_ok, &detail);
+  if (problem.empty ())
+    return true;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", problem.c_str ()), ("%s", detail.c_str ()));
+  return false;
+}
+
+/* The input mapped on the host, top-down. A bottom-up frame (negative
+ * strides: check_layout lets them through in system memory only) is
+ * copied once into a buffer of the caps' default layout: OpenCV's
+ * cv::Mat step and cudaMemcpy2D's pitch are unsigned. */
+struct HostInput {
+  GstVideoFrame mapped, flat;
+  GstBuffer *flat_buf = nullptr;
+  bool is_mapped = false, flat_mapped = false;
+
+  GstVideoFrame *frame () { return flat_mapped ? &flat : &mapped; }
+  ~HostInput () {
+    if (flat_mapped)
+      gst_video_frame_unmap (&flat);
+    if (flat_buf)
+      gst_buffer_unref (flat_buf);
+    if (is_mapped)
+      gst_video_frame_unmap (&mapped);
+  }
+};
+
+static bool
+map_host_input (GstCvBaseFilter * self, GstBuffer * inbuf, HostInput & in)
+{
+  CvFilterPriv *p = priv (self);
+  if (!gst_video_frame_map (&in.mapped, &p->in_info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+    return false;
+  }
+  in.is_mapped = true;
+  bool bottom_up = false;
+  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in.mapped); i++)
+    bottom_up = bottom_up || GST_VIDEO_FRAME_PLANE_STRIDE (&in.mapped, i) < 0;
+  if (!bottom_up)
+    return true;
+  GST_LOG_OBJECT (self, "bottom-up input: copied top-down");
+  in.flat_buf = gst_buffer_new_allocate (nullptr, p->in_info.size, nullptr);
+  if (!in.flat_buf || !gst_video_frame_map (&in.flat, &p->in_info, in.flat_buf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Could not allocate a top-down copy of the input frame"),
+        ("%dx%d %s, bottom-up", p->in_info.width, p->in_info.height, GST_VIDEO_INFO_NAME (&p->in_info)));
+    return false;
+  }
+  in.flat_mapped = true;
+  if (!gst_video_frame_copy (&in.flat, &in.mapped)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not copy the bottom-up input frame"), (nullptr));
+    return false;
+  }
+  return true;
+}
+
 static GstBuffer *
 acquire_staging (GstCvBaseFilter * self, GstBufferPool ** pool, const GstVideoInfo * info)
 {
@@ -596,19 +919,16 @@ transform_cpu (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstCvBaseFilterClass *klass = GST_CV_BASE_FILTER_GET_CLASS (self);
   CvFilterPriv *p = priv (self);
-  GstVideoFrame in, out;
-  if (!gst_video_frame_map (&in, &p->in_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+  HostInput in;
+  if (!map_host_input (self, inbuf, in))
     return GST_FLOW_ERROR;
-  }
+  GstVideoFrame out;
   if (!gst_video_frame_map (&out, &p->out_info, outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the output frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
-  GstFlowReturn ret = klass->process_cpu (self, inbuf, &in, &out);
+  GstFlowReturn ret = klass->process_cpu (self, inbuf, in.frame (), &out);
   gst_video_frame_unmap (&out);
-  gst_video_frame_unmap (&in);
   return ret;
 }
 
@@ -647,22 +967,18 @@ upload_input (GstCvBaseFilter * self, GstBuffer * inbuf, GpuFrames & f)
     return GST_FLOW_ERROR;
   }
   f.in_staged = true;
-  GstVideoFrame host;
-  if (!gst_video_frame_map (&host, &p->in_info, inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the input frame"), (nullptr));
+  HostInput host;
+  if (!map_host_input (self, inbuf, host))
     return GST_FLOW_ERROR;
-  }
   if (!gst_video_frame_map (&f.in, &p->in_info, f.dev_in, MAP_DEVICE_WRITE)) {
-    gst_video_frame_unmap (&host);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a device frame"), (nullptr));
     return GST_FLOW_ERROR;
   }
   f.in_mapped = true;
   gst_cv_buffer_wait (f.dev_in, s);
   /* From pageable memory the copy returns once the data is staged, so the
-   * host frame can be unmapped right after. */
-  cudavision::CudaStatus st = gst_cv_frame_copy_planes (&f.in, &host, 0, cudaMemcpyHostToDevice, s);
-  gst_video_frame_unmap (&host);
+   * host frame can be unmapped right after (`host` goes at return). */
+  cudavision::CudaStatus st = gst_cv_frame_copy_planes (&f.in, host.frame (), 0, cudaMemcpyHostToDevice, s);
   gst_cv_count_upload ();
   return gst_cv_base_filter_check (self, st, "upload");
 }
@@ -795,6 +1111,12 @@ gst_cv_base_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBu
 {
   GstCvBaseFilter *self = GST_CV_BASE_FILTER (trans);
   CvFilterPriv *p = priv (self);
+  /* Both frames, before either backend maps them: bottom-up input only in
+   * system memory (no CUDA producer lays frames out so, and outputs are
+   * ours or downstream's pool's). */
+  if (!check_layout (self, inbuf, &p->in_info, "input", p->in_kind == GST_CV_MEMORY_SYSTEM) ||
+      !check_layout (self, outbuf, &p->out_info, "output", false))
+    return GST_FLOW_ERROR;
   GstFlowReturn ret = p->on_gpu ? transform_gpu (self, inbuf, outbuf) : transform_cpu (self, inbuf, outbuf);
   if (ret != GST_FLOW_OK || p->hold_this)
     return ret;
@@ -890,7 +1212,19 @@ gst_cv_base_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
     drain_held (self, false);
   else if (GST_EVENT_IS_SERIALIZED (event))
     drain_held (self, true);
-  return GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->sink_event (trans, event);
+  /* caps the CPU backend may refuse for their memory: kept to say why */
+  GstCaps *caps = nullptr;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS && should_explain_negotiation (self)) {
+    gst_event_parse_caps (event, &caps);
+    gst_caps_ref (caps);
+  }
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cv_base_filter_parent_class)->sink_event (trans, event);
+  if (caps) {
+    if (!ret)
+      explain_refused_caps (self, caps);
+    gst_caps_unref (caps);
+  }
+  return ret;
 }
 
 void
@@ -1093,6 +1427,44 @@ announce_cpu_fallback (const gchar * reason)
   }
 }
 
+/* The launch properties choose and tune CUDA launches: on the CPU backend
+ * they do nothing, and one warning lists those that were set. */
+static void
+warn_gpu_only_settings (GstCvBaseFilter * self)
+{
+  CvFilterPriv *p = priv (self);
+  GST_OBJECT_LOCK (self);
+  const GstCvBlockSizing sizing = p->sizing;
+  const std::string block_size = p->block_size, table = p->tuning_table;
+  const bool save = p->save_tuning;
+  GST_OBJECT_UNLOCK (self);
+
+  std::string set;
+  guint n = 0;
+  auto add = [&set, &n] (const std::string & s) {
+    set += (n++ ? " " : "") + s;
+  };
+  if (sizing != DEFAULT_BLOCK_SIZING) {
+    GEnumClass *e = (GEnumClass *) g_type_class_ref (GST_TYPE_CV_BLOCK_SIZING);
+    GEnumValue *v = g_enum_get_value (e, sizing);
+    add (std::string ("block-sizing=") + (v ? v->value_nick : "?"));
+    g_type_class_unref (e);
+  }
+  if (!block_size.empty ())
+    add ("block-size=" + block_size);
+  if (!table.empty ())
+    add ("tuning-table=" + table);
+  if (save)
+    add ("save-tuning=true");
+  if (n == 0)
+    return;
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+      ("%s %s nothing on the CPU backend, where %s runs (%s)", set.c_str (), n == 1 ? "does" : "do",
+          GST_ELEMENT_NAME (self), cpu_backend_reason (self)),
+      ("block-sizing, block-size, tuning-table and save-tuning choose and tune CUDA launches; OpenCV runs on "
+       "the CPU"));
+}
+
 static gboolean
 gst_cv_base_filter_start (GstBaseTransform * trans)
 {
@@ -1137,9 +1509,12 @@ gst_cv_base_filter_start (GstBaseTransform * trans)
     announce_cpu_fallback (reason);
     g_free (reason);
   }
-  if (!gpu)
+  if (!gpu) {
     gst_clear_object (&p->context);
+    warn_gpu_only_settings (self);
+  }
 
+  p->told_needs_gpu = false;
   GST_OBJECT_LOCK (self);
   p->on_gpu = gpu;
   p->started = true;
@@ -1257,6 +1632,16 @@ gst_cv_base_filter_query (GstBaseTransform * trans, GstPadDirection direction, G
     gst_query_parse_latency (query, &live, &min, &max);
     const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, p->in_info.fps_d, p->in_info.fps_n);
     gst_query_set_latency (query, live, min + frame, GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+  }
+  /* Nothing upstream could send: on the CPU backend, device memory
+   * downstream may be why, and the source will say only not-negotiated. */
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *caps = nullptr, *filter = nullptr;
+    gst_query_parse_caps_result (query, &caps);
+    if (caps && gst_caps_is_empty (caps) && should_explain_negotiation (GST_CV_BASE_FILTER (trans))) {
+      gst_query_parse_caps (query, &filter);
+      explain_empty_caps_answer (GST_CV_BASE_FILTER (trans), filter);
+    }
   }
   /* GstBaseTransform puts the downstream peer's untransformed caps first (it
    * favours passthrough). With a system-memory element at the end of a

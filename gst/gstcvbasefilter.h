@@ -10,7 +10,13 @@
  *  - caps features: device frames (memory:CudaVisionMemory) between our
  *    elements, nvcodec's memory:CUDAMemory in and out, and system memory
  *    at the edges, uploaded or downloaded once;
- *  - allocation: our buffer pool downstream and upstream.
+ *  - allocation: our buffer pool downstream and upstream;
+ *  - every frame's layout checked against its buffer before anything maps
+ *    it (a GstVideoMeta's strides at least a row, every plane inside one
+ *    memory of the buffer, the meta's format and size the caps'): an
+ *    element error otherwise. Bottom-up input (negative strides) in
+ *    system memory is copied once into top-down rows, for every element
+ *    and both backends; in device memory and in outputs it is refused.
  * Subclasses say how formats map (transform_video_caps) and process one
  * frame on each backend, given frames already mapped where they run. */
 #pragma once
@@ -64,7 +70,9 @@ struct _GstCvBaseFilterClass {
   GstFlowReturn (*process_gpu) (GstCvBaseFilter * self, GstBuffer * inbuf, GstVideoFrame * in,
       GstVideoFrame * out);
 
-  /* One frame on the CPU backend: host-mapped frames. */
+  /* One frame on the CPU backend: host-mapped frames, checked and
+   * top-down (positive strides). Catches what OpenCV throws into an
+   * element error: an exception must not unwind through GStreamer. */
   GstFlowReturn (*process_cpu) (GstCvBaseFilter * self, GstBuffer * inbuf, GstVideoFrame * in,
       GstVideoFrame * out);
 

@@ -22,7 +22,9 @@ FaceDetectorCpu::load (const std::string & path, std::string * error)
   bool ok = false;
   try {
     ok = c->load (path);
-  } catch (const cv::Exception & e) {
+  } catch (const std::exception & e) {
+    /* cv::Exception, and what its FileStorage lets through (std::length_error
+     * on type_id="str") */
     if (error)
       *error = path + ": OpenCV could not load the cascade: " + e.what ();
     return false;

@@ -7,6 +7,11 @@ OUTDIR/haar-cascade/: every cascade given (opencv-data's Haar cascades, and
 its LBP ones, which the reader must refuse), plus each Haar cascade cut to
 its first 1, 2 and 3 stages with only the features those use: small valid
 cascades, which the fuzzer mutates far faster than 0.5-2.7 MB files.
+Plus, from the smallest of those, the corners of OpenCV's XML dialect
+(cuda/face/cascade_xml.h) where a real XML parser and OpenCV disagree: a
+byte order mark, <!DOCTYPE>, CDATA, a comment inside a number and between
+numbers, entities, octal and hex numbers, a lone carriage return, NUL
+bytes, two <opencv_storage> roots, an empty-element tag, type_id="map".
 OUTDIR/tuning-table/: every table given (docs/measurements/*/table.tsv) and
 its first 1, 5 and 20 entries.
 """
@@ -43,6 +48,49 @@ def trimmed_cascade(path, stages):
     return ET.tostring(tree.getroot(), encoding="unicode")
 
 
+XML_SEEDS = {
+    "values": b'<?xml version="1.0"?>\n<opencv_storage>\n<a type_id="opencv-x">1 -2 3.5 010 0x1f .inf -.Nan 1e5</a>\n'
+              b'<b>word "two words" x&lt;y &amp; &gt; &apos; &quot; &bogus; &#65;&#x42; &#0;</b>\n'
+              b'<c><_>1</_> 2 <_><d>3</d></_></c>\n<e>1<!-- splits -->2</e>\n<f>7</f>\r<dropped>\n'
+              b'<g>4294967297</g>\n<h></h>\n<i type_id="seq">1</i>\n<j type_id="map"><k>1</k></j>\n'
+              b'</opencv_storage>\n<opencv_storage><l>1</l></opencv_storage>\n',
+    "lines": b'<?xml version="1.0"?>\n<opencv_storage>\n<a>1\x00x\n2</a>\n<b\n  x = "1"\n>w</b>\n'
+             b'<!-- a\n comment -->\n<c>1\r2\n3</c>\n</opencv_storage>\n\x00junk',
+    "minimal": b'<?xml version="1.0"?>\n<opencv_storage>\n<a>x</a>\n</opencv_storage>\n',
+}
+
+
+def dialect_variants(text):
+    """name -> bytes: one OpenCV-dialect corner each (see the docstring)."""
+    def edit(old, new, count=1):
+        return text.replace(old, new, count) if old in text else None
+
+    b = text.encode()
+    v = {
+        "bom": b"\xef\xbb\xbf" + b,
+        "doctype": edit("<opencv_storage>", "<!DOCTYPE opencv_storage>\n<opencv_storage>"),
+        "cdata": edit("<height>", "<height><![CDATA[") and
+                 edit("<height>", "<height><![CDATA[").replace("</height>", "]]></height>", 1),
+        "comment-in-number": edit("<width>24</width>", "<width>2<!-- c -->4</width>") or
+                             edit("<width>20</width>", "<width>2<!-- c -->0</width>"),
+        "comment-between-numbers": edit("<internalNodes>", "<internalNodes><!-- c -->"),
+        "entity-in-number": edit("<height>2", "<height>&#50;"),
+        "entity-in-word": edit("<stageType>BOOST", "<stageType>BOO&#83;T"),
+        "octal": edit("<height>24", "<height>030") or edit("<height>20", "<height>024"),
+        "hex": edit("<height>24", "<height>0x18") or edit("<height>20", "<height>0x14"),
+        "lone-cr": edit("</stageType>", "</stageType>\r<ignored>"),
+        "nul-after-end": text + "\n\0trailing",
+        "nul-mid-line": edit("</featureType>", "</featureType><x>1\0ignored\n</x>"),
+        "two-roots": text + "<opencv_storage><x>1</x></opencv_storage>\n",
+        "empty-tag": edit("<stageParams>", "<x/><stageParams>"),
+        "type-id-map": edit("<featureParams>", '<featureParams type_id="map">'),
+        "no-prolog": text.split("\n", 1)[1] if "\n" in text else None,
+        "quoted-word": edit("<stageType>BOOST", '<stageType>"BOOST"'),
+        "two-words": edit("<stageType>BOOST", "<stageType>BOOST extra"),
+    }
+    return {k: (x if isinstance(x, bytes) else x.encode()) for k, x in v.items() if x}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
@@ -70,6 +118,20 @@ def main():
                     with open(os.path.join(hc, f"{base[:-4]}-{k}stage.xml"), "w") as out:
                         out.write('<?xml version="1.0"?>\n' + text + "\n")
                     n += 1
+    smallest = min((os.path.join(hc, f) for f in os.listdir(hc) if f.endswith("-1stage.xml")),
+                   key=os.path.getsize, default=None)
+    if smallest:
+        for name, data in dialect_variants(open(smallest).read()).items():
+            with open(os.path.join(hc, f"dialect-{name}.xml"), "wb") as out:
+                out.write(data)
+            n += 1
+    # small files of OpenCV's XML with no cascade in them: the XML half of
+    # cascade-diff (the trees compared) mutates these far more usefully
+    # than cascades, which most mutations leave unreadable
+    for name, data in XML_SEEDS.items():
+        with open(os.path.join(hc, f"xml-{name}.xml"), "wb") as out:
+            out.write(data)
+        n += 1
     m = 0
     for i, f in enumerate(a.tables):
         lines = open(f).read().splitlines(keepends=True)

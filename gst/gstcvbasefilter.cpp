@@ -1296,9 +1296,13 @@ load_tuning_table (GstCvBaseFilter * self, const cudavision::DeviceDescription &
   path = tuning_table_path (dev, path);
   auto table = std::make_shared<cudavision::TuningTable> ();
   std::string error;
-  if (!g_file_test (path.c_str (), G_FILE_TEST_EXISTS)) {
+  bool missing = false;
+  /* missing is told apart from unreadable by the reader itself (a symlink
+   * loop is not "no table") */
+  const bool loaded = table->load (path, &error, &missing);
+  if (!loaded && missing) {
     GST_INFO_OBJECT (self, "no tuning table at %s: every launch uses the model", path.c_str ());
-  } else if (!table->load (path, &error)) {
+  } else if (!loaded) {
     GST_ELEMENT_WARNING (self, RESOURCE, READ, ("Could not read the tuning table %s", path.c_str ()),
         ("%s; falling back to the model", error.c_str ()));
     table = std::make_shared<cudavision::TuningTable> ();
@@ -1339,7 +1343,10 @@ save_learned_tuning (GstCvBaseFilter * self)
   const cudavision::DeviceDescription & dev = p->policy->device ();
   cudavision::TuningTable table;
   std::string error;
-  if (g_file_test (p->table_path.c_str (), G_FILE_TEST_EXISTS) && !table.load (p->table_path, &error)) {
+  bool missing = false;
+  /* a missing table is made; one that cannot be read (not a regular
+   * file, a symlink loop, too large) is not replaced */
+  if (!table.load (p->table_path, &error, &missing) && !missing) {
     GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("Not saving the learned block sizes"),
         ("%s; the file is left as it is", error.c_str ()));
     return;

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Fuzzes the two readers that take files from outside: the Haar cascade
 # reader (cuda/face/haar_cascade.h) and the tuning-table reader
-# (cuda/policy/tuning_table.h), with libFuzzer, ASan and UBSan (clang).
+# (cuda/policy/tuning_table.h), with libFuzzer, ASan and UBSan (clang);
+# and the cascade reader against OpenCV's on the same bytes (cascade-diff:
+# one verdict and the same numbers, or a finding).
 #
-#   tools/fuzz.sh [--time SECONDS] [--only haar-cascade|tuning-table] [--builddir DIR]
+#   tools/fuzz.sh [--time SECONDS] [--only haar-cascade|tuning-table|cascade-diff] [--builddir DIR]
 #
 # --time: seconds per target (default 60, what CI runs; docs/RELIABILITY.md
 # records 10-minute runs). Configures DIR (default build-fuzz) once with
 # clang, -Dfuzz=enabled and -Db_sanitize=address,undefined, builds only the
 # fuzz targets (no CUDA code), makes the seed corpus from real files
 # (opencv-data's cascades, docs/measurements/*/table.tsv; fuzz/make_seeds.py,
-# plus fuzz/regressions/: inputs of past findings) and runs each target. Inputs that crash or trip a sanitizer are written to
-# DIR/findings/TARGET/ and fail the run; the corpus grown by earlier runs is
-# kept in DIR/corpus/TARGET/. Ends with one line per target. Installs clang
-# and libFuzzer's runtime (Debian: clang, libclang-rt-14-dev) when missing.
+# plus fuzz/regressions/: inputs of past findings, and fuzz/corners/:
+# hand-made files at the corners of OpenCV's XML reading) and runs each
+# target. Inputs that crash or trip a sanitizer, or on which the cascade
+# readers disagree, are written to DIR/findings/TARGET/ and fail the run;
+# the corpus grown by earlier runs is kept in DIR/corpus/TARGET/. Ends with
+# one line per target. Installs clang and libFuzzer's runtime (Debian:
+# clang, libclang-rt-14-dev) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 time_s=60
@@ -24,7 +29,7 @@ while [ $# -gt 0 ]; do
     --time) time_s=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --builddir) bdir=$2; shift 2 ;;
-    *) echo "usage: $0 [--time SECONDS] [--only haar-cascade|tuning-table] [--builddir DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--time SECONDS] [--only haar-cascade|tuning-table|cascade-diff] [--builddir DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -49,7 +54,7 @@ if [ ! -f "$bdir/build.ninja" ]; then
   CC=clang CXX=clang++ meson setup "$bdir" -Dcudatoolkit="$cuda" -Dfuzz=enabled \
     -Db_sanitize=address,undefined -Db_lundef=false -Dtests=disabled -Dbench=disabled -Dgpu_arch=75 >/dev/null
 fi
-targets=(haar-cascade tuning-table)
+targets=(haar-cascade tuning-table cascade-diff)
 [ -n "$only" ] && targets=("$only")
 ninja -C "$bdir" "${targets[@]/#/fuzz/fuzz-}" >/dev/null
 
@@ -60,15 +65,21 @@ for d in /usr/share/opencv4/haarcascades /usr/share/opencv4/lbpcascades; do
   [ -d "$d" ] && cascades+=("$d")
 done
 python3 fuzz/make_seeds.py "$seeds" --cascades "${cascades[@]}" --tables docs/measurements/*/table.tsv
+# the differential target starts from the cascade seeds and from small
+# hand-made files at the corners of OpenCV's XML reading (fuzz/corners/)
+mkdir -p "$seeds/cascade-diff"
+cp "$seeds/haar-cascade/"* fuzz/corners/cascade-diff/* "$seeds/cascade-diff/"
 # past findings, fixed: every run replays them first
-for t in haar-cascade tuning-table; do
+for t in haar-cascade tuning-table cascade-diff; do
   [ -d "fuzz/regressions/$t" ] && cp fuzz/regressions/$t/* "$seeds/$t/" 2>/dev/null || true
 done
 
 # A finding is any crash, sanitizer report (UBSan stops too) or leak.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-declare -A max_len=([haar-cascade]=131072 [tuning-table]=32768)
+declare -A max_len=([haar-cascade]=131072 [tuning-table]=32768 [cascade-diff]=65536)
+# OpenCV's XML tokens, for mutations that reach its corners (cascade-diff)
+declare -A dict=([cascade-diff]=fuzz/cascade.dict [haar-cascade]=fuzz/cascade.dict)
 summary=()
 rc=0
 for t in "${targets[@]}"; do
@@ -81,8 +92,11 @@ for t in "${targets[@]}"; do
   log=$bdir/fuzz-$t.log
   echo "fuzzing $t for ${time_s}s (log: $log)"
   set +e
+  dict_arg=()
+  [ -n "${dict[$t]:-}" ] && dict_arg=(-dict="${dict[$t]}")
   "$bdir/fuzz/fuzz-$t" "$corpus" "$seeds/$t" -max_total_time="$time_s" -max_len="${max_len[$t]}" \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
+    "${dict_arg[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
+    >"$log" 2>&1
   trc=$?
   set -e
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -93,7 +107,7 @@ for t in "${targets[@]}"; do
   if [ $trc -ne 0 ] || [ "$nfind" -ne 0 ]; then
     result=FAIL
     rc=1
-    grep -m5 -E 'ERROR|runtime error|SUMMARY|promise|reader:' "$log" || true
+    grep -m5 -E 'ERROR|runtime error|SUMMARY|promise|reader:|readers disagree|ours:|OpenCV:' "$log" || true
   fi
   summary+=("$(printf '%-14s %-5s %5ss %10s runs %8s exec/s  coverage %6s  findings %s' \
     "$t" "$result" "$time_s" "${runs:-?}" "${speed:-?}" "${cov:-?}" "$nfind")")

@@ -11,10 +11,13 @@
  * (type_id="opencv-haar-classifier"), LBP and HOG cascades, tilted
  * features, and every structural fault (missing fields, out-of-range
  * indices, rectangles outside the window, trees that could loop), so a
- * loaded cascade can be evaluated without bounds checks. C++17; the XML goes
- * through GLib's GMarkup (cascade_xml.h). */
+ * loaded cascade can be evaluated without bounds checks. A file accepted
+ * here is one cv::CascadeClassifier::load accepts too, with the same
+ * numbers: the XML is read by OpenCV 4.6's rules (cascade_xml.h), so the
+ * GPU and CPU backends give one verdict on one file. C++17. */
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,10 +77,16 @@ struct HaarCascade {
  * packed in bytes there). Every cascade OpenCV ships is 64 or smaller. */
 constexpr int kHaarMaxWindow = 255;
 
+/* The largest cascade file read (the largest OpenCV ships is 2.6 MB). A
+ * hostile file this size is refused in about 2 s with at most about 200 MB
+ * held (cascade_xml.h caps the tree at two million nodes). */
+constexpr size_t kHaarMaxFileBytes = 16u << 20;
+
 /* Why a cascade was refused. */
 enum class HaarLoadError {
   None,
-  Io,           /* missing, unreadable, empty or oversized file */
+  Io,           /* missing, unreadable, not a regular file, empty, over
+                 * kHaarMaxFileBytes */
   Malformed,    /* not XML, truncated, fields missing or out of range */
   Unsupported,  /* a valid cascade of a kind not implemented: old format,
                  * LBP / HOG, tilted features, windows over 255 pixels */
@@ -88,8 +97,10 @@ enum class HaarLoadError {
 bool parse_haar_cascade (const std::string & xml, const std::string & name, HaarCascade * out, std::string * error,
     HaarLoadError * kind = nullptr);
 
-/* Reads and parses a file; missing, unreadable, empty and oversized files
- * are errors too. */
+/* Reads and parses a file (a regular file only: a FIFO, a device or a
+ * directory is refused, and so is a path with a '?', which OpenCV's
+ * backend would read as another file); errors name the path and the cause
+ * (common/file_read.h). */
 bool load_haar_cascade (const std::string & path, HaarCascade * out, std::string * error,
     HaarLoadError * kind = nullptr);
 

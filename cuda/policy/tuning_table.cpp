@@ -6,6 +6,9 @@
  * well have set one with a decimal comma. */
 #include "tuning_table.h"
 
+#include "../common/file_read.h"
+
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -154,6 +157,8 @@ TuningTable::parse (const std::string & text, std::string * error)
   size_t n = 0;
   while (std::getline (in, line)) {
     n++;
+    if (line.size () > kMaxLineBytes)
+      return fail (n, "longer than " + std::to_string (kMaxLineBytes) + " bytes: not a tuning table line");
     if (!line.empty () && line.back () == '\r')
       line.pop_back ();
     if (line.empty () || line[0] == '#' || line.find_first_not_of (" \t") == std::string::npos)
@@ -229,23 +234,17 @@ TuningTable::serialize () const
 }
 
 bool
-TuningTable::load (const std::string & path, std::string * error)
+TuningTable::load (const std::string & path, std::string * error, bool * missing)
 {
-  std::ifstream in (path, std::ios::binary);
-  if (!in) {
-    if (error)
-      *error = path + ": cannot open for reading";
+  std::string text;
+  int err = 0;
+  const bool ok = read_regular_file (path, kMaxFileBytes, "a tuning table", &text, error, &err);
+  if (missing)
+    *missing = !ok && err == ENOENT;
+  if (!ok)
     return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf ();
-  if (in.bad ()) {
-    if (error)
-      *error = path + ": read error";
-    return false;
-  }
   std::string why;
-  if (!parse (text.str (), &why)) {
+  if (!parse (text, &why)) {
     if (error)
       *error = path + ": " + why;
     return false;

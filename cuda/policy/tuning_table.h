@@ -8,6 +8,7 @@
 
 #include "launch_policy.h"
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,12 +50,26 @@ public:
   size_t size () const { return entries_.size (); }
   const std::map<TuningKey, TuningEntry> & entries () const { return entries_; }
 
+  /* A table file is at most this large (about 50000 entries; a tuner run
+   * over every kernel and the default sizes writes about 200), a line at
+   * most kMaxLineBytes long (a row is about 80 bytes; a GPU name from
+   * the driver has at most 255). */
+  static constexpr size_t kMaxFileBytes = 4u << 20;
+  static constexpr size_t kMaxLineBytes = 4096;
+
   /* Parse; on failure returns false and sets *error to a message naming the
-   * line and the problem (unknown version, wrong column count, bad shape). */
+   * line and the problem (unknown version, wrong column count, bad shape,
+   * a line over kMaxLineBytes). */
   bool parse (const std::string & text, std::string * error);
   std::string serialize () const;
 
-  bool load (const std::string & path, std::string * error);
+  /* Reads a regular file of at most kMaxFileBytes (common/file_read.h:
+   * FIFOs, devices and directories are refused, the cause named) and
+   * parses it. *missing (when given) says whether the failure was a file
+   * that does not exist, which callers that extend a table start afresh
+   * from; anything else is an error for them too (a symlink loop is not
+   * "no table yet"). A failed load leaves the table as it was. */
+  bool load (const std::string & path, std::string * error, bool * missing = nullptr);
   /* Writes atomically (temporary file + rename), creating the directory. */
   bool save (const std::string & path, std::string * error) const;
 

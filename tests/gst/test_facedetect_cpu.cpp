@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -362,6 +364,21 @@ TEST (FaceDetectCpu, BadCascadesAreClearErrors)
     s.replace (s.find (from), from.size (), "0 -1 99999 -3.1511999666690826e-02");
     return s;
   }());
+  /* what OpenCV's CPU backend refuses, the GPU backend refuses too */
+  TempFile bom ("bom.xml", "\xEF\xBB\xBF" + good);
+  TempFile comment_in_number ("splitnumber.xml", [&] {
+    std::string s = good;
+    s.replace (s.find ("<width>24</width>"), 17, "<width>2<!-- x -->4</width>");
+    return s;
+  }());
+  /* paths that are not regular files: refused at once (issue 36) */
+  const std::string tmp = std::filesystem::temp_directory_path ().string () + "/cudavision-" +
+      std::to_string (getpid ());
+  const std::string fifo = tmp + "-faces.fifo", loop = tmp + "-loop.xml";
+  std::filesystem::remove (fifo);
+  std::filesystem::remove (loop);
+  ASSERT_EQ (mkfifo (fifo.c_str (), 0600), 0);
+  std::filesystem::create_symlink (loop, loop);
   struct Case {
     std::string path;
     const char *problem;
@@ -372,10 +389,16 @@ TEST (FaceDetectCpu, BadCascadesAreClearErrors)
     { truncated.path, "end of file" },
     { garbage.path, "malformed XML" },
     { wrong_node.path, "feature index 99999 is out of range" },
-    { std::filesystem::temp_directory_path ().string (), "directory" },
+    { std::filesystem::temp_directory_path ().string (), "is a directory, not a regular file" },
     { "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml", "LBP" },
     { haar_path ("haarcascade_smile.xml"), "tilted" },
     { haar_path ("haarcascade_licence_plate_rus_16stages.xml"), "old Haar format" },
+    { "/dev/zero", "is a character device, not a regular file" },
+    { fifo, "is a FIFO (named pipe), not a regular file" },
+    { loop, "too many levels of symbolic links" },
+    { empty.path + "/faces.xml", "a component of the path is not a directory" },
+    { bom.path, "byte order mark" },
+    { comment_in_number.path, "<width> must hold one integer, not a sequence" },
   };
   for (const Case & k : cases) {
     if (k.path.rfind ("/usr/", 0) == 0 && !std::filesystem::exists (k.path))
@@ -387,6 +410,8 @@ TEST (FaceDetectCpu, BadCascadesAreClearErrors)
     EXPECT_TRUE (r.has_error_containing (k.problem)) << "expected '" << k.problem << "' in " << r.errors[0];
     EXPECT_EQ (r.error_domains[0], GST_RESOURCE_ERROR) << r.errors[0];
   }
+  std::filesystem::remove (fifo);
+  std::filesystem::remove (loop);
   /* and with backend=auto (the GPU path's start) the same */
   const BusResult r = run_with_cascade (empty.path, "auto");
   ASSERT_FALSE (r.errors.empty ());

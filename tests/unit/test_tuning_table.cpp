@@ -1,15 +1,28 @@
-/* Unit tests of the tuning table: the file format, its errors, and saving
- * and resuming a table on disk. */
+/* Unit tests of the tuning table: the file format, its errors, saving
+ * and resuming a table on disk, and the bounded reader under it
+ * (cuda/common/file_read.h): paths that are not regular files, oversized
+ * files and lines. */
+#include "../../cuda/common/file_read.h"
 #include "../../cuda/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 
 using namespace cudavision;
 namespace fs = std::filesystem;
@@ -259,13 +272,227 @@ TEST (TuningTable, LoadErrors)
   TuningTable t;
   std::string err;
   const std::string missing = (dir.path / "nope.tsv").string ();
-  EXPECT_FALSE (t.load (missing, &err));
-  EXPECT_NE (err.find (missing), std::string::npos) << err;
+  bool is_missing = false;
+  EXPECT_FALSE (t.load (missing, &err, &is_missing));
+  EXPECT_EQ (err, missing + ": cannot open: no such file");
+  EXPECT_TRUE (is_missing);
 
   const std::string bad = (dir.path / "bad.tsv").string ();
   std::ofstream (bad) << "cudavision-tuning-table\t9\n";
-  EXPECT_FALSE (t.load (bad, &err));
+  EXPECT_FALSE (t.load (bad, &err, &is_missing));
   EXPECT_NE (err.find (bad + ": line 1"), std::string::npos) << err;
+  EXPECT_FALSE (is_missing);
+}
+
+namespace {
+
+struct Loaded {
+  bool ok = false;
+  bool missing = false;
+  std::string error;
+  double seconds = 0;
+};
+
+Loaded
+load_table (const std::string & path)
+{
+  Loaded l;
+  TuningTable t;
+  const auto t0 = std::chrono::steady_clock::now ();
+  l.ok = t.load (path, &l.error, &l.missing);
+  l.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  return l;
+}
+
+/* A file of `size` bytes that starts with `head`, the rest a hole (no
+ * disk space, no time to write). */
+void
+sparse_file (const std::string & path, const std::string & head, off_t size)
+{
+  const int fd = open (path.c_str (), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE (fd, 0);
+  ASSERT_EQ (write (fd, head.data (), head.size ()), (ssize_t) head.size ());
+  ASSERT_EQ (ftruncate (fd, size), 0);
+  close (fd);
+}
+
+/* Runs `fn` on a FIFO; a reader that blocks in open() (one without
+ * O_NONBLOCK waits for a writer) is released after 2 s by a writer, so
+ * that it fails the test instead of hanging it. */
+Loaded
+load_fifo (const std::string & fifo, const std::function<Loaded ()> & fn)
+{
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread rescue ([&] {
+    std::unique_lock<std::mutex> lock (m);
+    if (cv.wait_for (lock, std::chrono::seconds (2), [&] { return done; }))
+      return;
+    const int fd = open (fifo.c_str (), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0)
+      close (fd);
+  });
+  const Loaded l = fn ();
+  {
+    std::lock_guard<std::mutex> lock (m);
+    done = true;
+  }
+  cv.notify_all ();
+  rescue.join ();
+  return l;
+}
+
+/* `fn`'s result as an unprivileged user, in a child process that drops
+ * root (root reads a chmod 000 file; CI runs as root). Empty when that
+ * is impossible. */
+std::string
+as_nobody (const std::function<std::string ()> & fn)
+{
+  int fds[2];
+  if (pipe (fds) != 0)
+    return "";
+  const pid_t pid = fork ();
+  if (pid == 0) {
+    close (fds[0]);
+    if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
+      _exit (2);
+    const std::string e = fn ();
+    if (write (fds[1], e.data (), e.size ()) < 0)
+      _exit (3);
+    _exit (0);
+  }
+  close (fds[1]);
+  std::string out;
+  char buf[512];
+  ssize_t n;
+  while ((n = read (fds[0], buf, sizeof buf)) > 0)
+    out.append (buf, (size_t) n);
+  close (fds[0]);
+  int status = 0;
+  waitpid (pid, &status, 0);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? out : "";
+}
+
+}  // namespace
+
+/* Issue 36 rows 6 and 9: what tuning-table= can name that is not a
+ * table file is refused at once, the cause named; only a missing file
+ * counts as "no table yet". */
+TEST (TuningTable, OnlyRegularFilesAreRead)
+{
+  TempDir dir;
+  const std::string fifo = (dir.path / "fifo.tsv").string ();
+  const std::string loop = (dir.path / "loop-a.tsv").string ();
+  const std::string file = (dir.path / "t.tsv").string ();
+  ASSERT_EQ (mkfifo (fifo.c_str (), 0600), 0);
+  ASSERT_EQ (symlink ("loop-b.tsv", loop.c_str ()), 0);
+  ASSERT_EQ (symlink ("loop-a.tsv", (dir.path / "loop-b.tsv").c_str ()), 0);
+  std::ofstream (file) << "cudavision-tuning-table\t1\n";
+  struct Case {
+    std::string path;
+    const char *says;
+  };
+  const Case cases[] = {
+    { "/dev/zero", "is a character device, not a regular file" },
+    { "/dev/urandom", "is a character device, not a regular file" },
+    { dir.path.string (), "is a directory, not a regular file" },  /* was "line 1: empty tuning table" */
+    { loop, "cannot open: too many levels of symbolic links (a symlink loop?)" },
+    { file + "/x.tsv", "cannot open: a component of the path is not a directory" },
+    { (dir.path / "none.tsv").string (), "cannot open: no such file" },
+  };
+  for (const Case & k : cases) {
+    const Loaded l = load_table (k.path);
+    EXPECT_FALSE (l.ok) << k.path;
+    EXPECT_EQ (l.error, k.path + ": " + k.says);
+    EXPECT_EQ (l.missing, k.path.find ("none.tsv") != std::string::npos) << k.path;
+    EXPECT_LT (l.seconds, 0.5) << k.path;
+  }
+  const Loaded l = load_fifo (fifo, [&] { return load_table (fifo); });
+  EXPECT_FALSE (l.ok);
+  EXPECT_EQ (l.error, fifo + ": is a FIFO (named pipe), not a regular file");
+  EXPECT_LT (l.seconds, 0.5) << "opening the FIFO blocked";
+}
+
+/* A 200 MB line (a sparse file: a header, then zeros) is refused without
+ * reading 200 MB; so is a file one byte over the limit, and, in a small
+ * file, a line over the line limit. */
+TEST (TuningTable, SizeLimits)
+{
+  TempDir dir;
+  const std::string huge = (dir.path / "huge.tsv").string ();
+  sparse_file (huge, "cudavision-tuning-table\t1\nGPU", 200 << 20);
+  Loaded l = load_table (huge);
+  EXPECT_FALSE (l.ok);
+  EXPECT_EQ (l.error, huge + ": larger than 4 MiB, the limit for a tuning table (209715200 bytes)");
+  EXPECT_LT (l.seconds, 0.5);
+
+  const std::string over = (dir.path / "over.tsv").string ();
+  sparse_file (over, "cudavision-tuning-table\t1\n", (off_t) TuningTable::kMaxFileBytes + 1);
+  l = load_table (over);
+  EXPECT_FALSE (l.ok);
+  EXPECT_NE (l.error.find ("larger than 4 MiB"), std::string::npos) << l.error;
+
+  /* at the limit: read, and refused for its content only */
+  const std::string at = (dir.path / "at.tsv").string ();
+  sparse_file (at, "cudavision-tuning-table\t1\n", (off_t) TuningTable::kMaxFileBytes);
+  l = load_table (at);
+  EXPECT_FALSE (l.ok);
+  EXPECT_NE (l.error.find (at + ": line 2: longer than 4096 bytes"), std::string::npos) << l.error;
+
+  std::string long_line = "cudavision-tuning-table\t1\n# " + std::string (5000, 'x') + "\n";
+  std::string err;
+  TuningTable t;
+  EXPECT_FALSE (t.parse (long_line, &err));
+  EXPECT_EQ (err, "line 2: longer than 4096 bytes: not a tuning table line");
+  /* a GPU name of 255 bytes, the most a driver reports, is fine */
+  TuningTable named;
+  named.put (key (std::string (255, 'G'), 9, 0, 132, "k", 8, 8), { { 32, 8 }, 1, 0 });
+  EXPECT_TRUE (t.parse (named.serialize (), &err)) << err;
+}
+
+TEST (TuningTable, UnreadableFileSaysPermissionDenied)
+{
+  TempDir dir;
+  const std::string file = (dir.path / "t.tsv").string ();
+  std::ofstream (file) << "cudavision-tuning-table\t1\n";
+  ASSERT_EQ (chmod (file.c_str (), 0), 0);
+  /* the directory must let nobody reach the file */
+  ASSERT_EQ (chmod (dir.path.c_str (), 0755), 0);
+  const std::string err = as_nobody ([&] { return load_table (file).error; });
+  if (err.empty ())
+    GTEST_SKIP () << "cannot run as an unprivileged user here";
+  EXPECT_EQ (err, file + ": cannot open: permission denied");
+}
+
+/* The reader reads to the end of the file, not to st_size (which is 0 for
+ * /proc files and stale for a growing file), and reads nothing past its
+ * limit. */
+TEST (FileRead, ReadsToTheEndWithinTheLimit)
+{
+  std::string text, err;
+  int errnum = -1;
+  ASSERT_TRUE (read_regular_file ("/proc/self/status", 1 << 20, "a test file", &text, &err, &errnum)) << err;
+  EXPECT_EQ (errnum, 0);
+  EXPECT_NE (text.find ("Pid:"), std::string::npos);  /* st_size says 0 */
+
+  TempDir dir;
+  const std::string f = (dir.path / "f").string ();
+  std::ofstream (f) << std::string (100, 'a');
+  EXPECT_TRUE (read_regular_file (f, 100, "a test file", &text, &err));
+  EXPECT_EQ (text.size (), 100u);
+  EXPECT_FALSE (read_regular_file (f, 99, "a test file", &text, &err, &errnum));
+  EXPECT_EQ (errnum, EFBIG);
+  EXPECT_EQ (err, f + ": larger than 99 bytes, the limit for a test file (100 bytes)");
+  EXPECT_FALSE (read_regular_file ("", 1, "a test file", &text, &err, &errnum));
+  EXPECT_EQ (errnum, ENOENT);
+  EXPECT_FALSE (read_regular_file ("/dev/null", 1, "a test file", &text, &err, &errnum));
+  EXPECT_EQ (errnum, ENODEV);
+  EXPECT_FALSE (read_regular_file (dir.path.string (), 1, "a test file", &text, &err, &errnum));
+  EXPECT_EQ (errnum, EISDIR);
+  EXPECT_EQ (format_byte_limit (16u << 20), "16 MiB");
+  EXPECT_EQ (format_byte_limit (512u << 10), "512 KiB");
+  EXPECT_EQ (format_byte_limit (1000), "1000 bytes");
 }
 
 TEST (TuningTable, FileName)

@@ -123,9 +123,12 @@ main (int argc, char **argv)
     g_free (p);
   }
   /* Extend what is there: entries of other GPUs and sizes stay. A file that
-   * does not parse is not overwritten. */
+   * does not parse is not overwritten; only a missing one starts a new
+   * table (a symlink loop or a FIFO there is an error now, not after the
+   * whole run when the save fails). */
   cudavision::TuningTable table;
-  if (g_file_test (output.c_str (), G_FILE_TEST_EXISTS) && !table.load (output, &err)) {
+  bool missing = false;
+  if (!table.load (output, &err, &missing) && !missing) {
     std::fprintf (stderr, "cudavision-tune: %s\n(fix or move the file; it is not overwritten)\n", err.c_str ());
     return 1;
   }

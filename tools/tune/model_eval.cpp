@@ -19,6 +19,7 @@
 #include "samples.h"
 
 #include "../../cuda/blur/blur.h"
+#include "../../cuda/common/file_read.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/gray/gray.h"
 #include "../../cuda/harris/harris.h"
@@ -26,8 +27,8 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -136,15 +137,20 @@ print_row (const std::string & name, const Row & r, bool cross)
   std::printf ("\n");
 }
 
+/* A tuner run over every kernel writes about 0.5 MB of samples. */
+constexpr size_t kMaxSamplesBytes = 64u << 20;
+
 bool
 read_samples (const char *path, std::vector<SampleGroup> * groups)
 {
-  std::ifstream in (path);
-  if (!in) {
-    std::fprintf (stderr, "cannot open %s\n", path);
+  /* Regular files only, bounded (common/file_read.h): /dev/zero or a FIFO
+   * given by mistake is an error, not an endless read. */
+  std::string text, error;
+  if (!read_regular_file (path, kMaxSamplesBytes, "a samples.csv file", &text, &error)) {
+    std::fprintf (stderr, "cudavision-model-eval: %s\n", error.c_str ());
     return false;
   }
-  std::string error;
+  std::istringstream in (text);
   if (!cvtune::parse_samples (in, groups, &error)) {
     std::fprintf (stderr, "%s: %s\n", path, error.c_str ());
     return false;

@@ -1,4 +1,5 @@
 #include "canny_util.h"
+#include "harness.h"
 #include "test_util.h"
 
 #include "gstcvotsumeta.h"
@@ -26,6 +27,12 @@ bundled_gray (cv::Size size)
   return out;
 }
 
+int
+other_threshold (int own)
+{
+  return own > 100 ? own - 60 : own + 60;
+}
+
 GstBuffer *
 gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold)
 {
@@ -43,6 +50,22 @@ canny_cases ()
       for (const auto & t : { std::pair<double, double> { 50, 150 }, { 30, 90 }, { 120, 300 } })
         out.push_back ({ aperture, l2, t.first, t.second });
   return out;
+}
+
+std::vector<std::pair<std::string, cv::Mat>>
+yuv_pictures ()
+{
+  std::vector<std::pair<std::string, cv::Mat>> pictures;
+  for (const char *name : { "building.jpg", "astronaut.png" })
+    pictures.emplace_back (name, load_rgb (data_path (name)));
+  pictures.emplace_back ("building.jpg at 321x239", fit_picture (pictures[0].second, { 321, 239 }));
+  return pictures;
+}
+
+std::vector<CannyCase>
+yuv_canny_cases ()
+{
+  return { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 5, true, 30, 90 }, { 7, false, 120, 300 } };
 }
 
 std::string
@@ -76,6 +99,14 @@ opencv_canny (const cv::Mat & gray, const CannyCase & c, double blur_sigma)
     src = gray;
   cv::Canny (src, out, c.low, c.high, c.aperture, c.l2);
   return out;
+}
+
+cv::Mat
+luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h,
+    const char *out_feature)
+{
+  return run_harness_mat (element, caps_string (format, w, h), caps_string (GST_VIDEO_FORMAT_GRAY8, w, h, out_feature),
+      in);
 }
 
 cv::Mat
@@ -210,14 +241,9 @@ run_with_sink_caps (const std::string & description, const std::string & sink_ca
   } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
     r.eos = true;
   } else {
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &e, &dbg);
-    r.errors.push_back (std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " +
-        (dbg ? dbg : ""));
-    r.error_domains.push_back (e->domain);
-    g_clear_error (&e);
-    g_free (dbg);
+    const BusError e = parse_bus_error (m);
+    r.errors.push_back (e.source + ": " + e.text);
+    r.error_domains.push_back (e.domain);
   }
   if (m)
     gst_message_unref (m);

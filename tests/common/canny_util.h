@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cvtest {
@@ -24,12 +25,24 @@ struct CannyCase {
  * it is not empty. */
 std::vector<cv::Mat> bundled_gray (cv::Size size = cv::Size ());
 
+/* A threshold for a GstCudaOtsuMeta that is not the frame's own Otsu
+ * threshold `own`: 60 grey levels away, within 0..255. */
+int other_threshold (int own);
+
 /* A GstBuffer of a GRAY8 frame with a GstCudaOtsuMeta of `threshold`. */
 GstBuffer *gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold);
 
 /* Apertures 3, 5, 7 x L1 / L2 x the default thresholds (50, 150) and two
  * others (lower, higher): 18 cases. */
 std::vector<CannyCase> canny_cases ();
+
+/* The NV12 and I420 suites' pictures, named: building.jpg, astronaut.png,
+ * and building.jpg fitted to 321x239 (chroma 161x120). */
+std::vector<std::pair<std::string, cv::Mat>> yuv_pictures ();
+
+/* Their cases: L1 and L2 at aperture 3 with the default thresholds,
+ * aperture 5 (L2) and 7 (L1) with others. */
+std::vector<CannyCase> yuv_canny_cases ();
 
 /* "aperture=5 l2-gradient=true low-threshold=50 high-threshold=150" */
 std::string canny_props (const CannyCase & c);
@@ -41,6 +54,11 @@ int canny_blur_ksize (double sigma);
 /* cv::GaussianBlur (OpenCV's kernel size for blur_sigma, at most 31 taps,
  * as cudacanny uses) when blur_sigma > 0, then cv::Canny. */
 cv::Mat opencv_canny (const cv::Mat & gray, const CannyCase & c, double blur_sigma = 0);
+
+/* `element` on one frame of `format` (buffer `in`, taken): its GRAY8, in
+ * `out_feature` memory (nullptr: system), mapped on the host. */
+cv::Mat luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h,
+    const char *out_feature = nullptr);
 
 /* cpu::canny_model: what the GPU computes, on the host. */
 cv::Mat model_canny (const cv::Mat & gray, const CannyCase & c);

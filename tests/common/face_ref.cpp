@@ -218,19 +218,6 @@ run_face_gray (const std::string & element, const cv::Mat & gray, const char *ou
       mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8));
 }
 
-GstVideoInfo
-video_info (const std::string & caps)
-{
-  GstCaps *c = gst_caps_from_string (caps.c_str ());
-  GstVideoInfo info;
-  const bool ok = c && gst_video_info_from_caps (&info, c);
-  if (c)
-    gst_caps_unref (c);
-  if (!ok)
-    throw std::runtime_error ("not video caps: " + caps);
-  return info;
-}
-
 std::vector<cv::Point>
 box_pixels (const std::vector<cv::Rect> & faces, int width, int height)
 {
@@ -244,38 +231,6 @@ box_pixels (const std::vector<cv::Rect> & faces, int width, int height)
     }
   }
   return out;
-}
-
-::testing::AssertionResult
-same_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want)
-{
-  if (got.size () != want.size ())
-    return ::testing::AssertionFailure () << got.size () << " planes, expected " << want.size ();
-  for (size_t p = 0; p < got.size (); p++) {
-    const cv::Mat & g = got[p], & w = want[p];
-    if (g.size () != w.size () || g.type () != w.type ())
-      return ::testing::AssertionFailure () << "plane " << p << " is " << size_str (g) << ", expected "
-                                            << size_str (w);
-    long differing = 0;
-    int fy = -1, fx = -1;
-    const int row_bytes = g.cols * (int) g.elemSize ();
-    for (int y = 0; y < g.rows; y++) {
-      const uint8_t *a = g.ptr<uint8_t> (y), *b = w.ptr<uint8_t> (y);
-      for (int x = 0; x < row_bytes; x++) {
-        if (a[x] == b[x])
-          continue;
-        if (differing++ == 0) {
-          fy = y;
-          fx = x;
-        }
-      }
-    }
-    if (differing)
-      return ::testing::AssertionFailure () << "plane " << p << ": " << differing << " bytes differ, the first at row "
-                                            << fy << " byte " << fx << ": " << (int) g.ptr<uint8_t> (fy)[fx]
-                                            << ", expected " << (int) w.ptr<uint8_t> (fy)[fx];
-  }
-  return ::testing::AssertionSuccess ();
 }
 
 }  // namespace cvtest

@@ -3,6 +3,8 @@
  * frame through the element with its metas and messages. */
 #pragma once
 
+#include "video_frames.h"
+
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -73,16 +75,9 @@ FaceRun run_face_gray (const std::string & element, const cv::Mat & gray, const 
  * `others` (may be null) gets the count of region metas of other types. */
 std::vector<cv::Rect> face_metas (GstBuffer * buf, int *others = nullptr);
 
-/* The GstVideoInfo of a caps string (throws when it is not video). */
-GstVideoInfo video_info (const std::string & caps);
-
 /* Every pixel of the boxes the element draws for `faces` on a frame of
  * `width` x `height` (face_draw.h's borders), in order, repeats kept:
  * what overlay_matches expects painted. */
 std::vector<cv::Point> box_pixels (const std::vector<cv::Rect> & faces, int width, int height);
-
-/* The same planes (count, sizes, types and every byte); the message
- * names the first difference. */
-::testing::AssertionResult same_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want);
 
 }  // namespace cvtest

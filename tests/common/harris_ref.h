@@ -6,6 +6,8 @@
 #include "../../cuda/harris/corner_params.h"
 #include "../../cuda/harris/corner_select.h"
 
+#include "video_frames.h"
+
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -143,28 +145,6 @@ MarkCheck check_marks (const cv::Mat & out, const cv::Mat & orig, const std::vec
 
 /* The bytes rgb_to_buffer makes for `f`, as a Mat (4-byte formats). */
 cv::Mat packed_frame (const cv::Mat & rgb, GstVideoFormat f);
-
-/* ------------------------------------------ frames of any input format */
-
-/* The GstVideoInfo of a caps string (throws when it is not video). */
-GstVideoInfo caps_info (const std::string & caps);
-
-/* Every plane of `buf`, a frame of `caps` (buffer_planes). */
-std::vector<cv::Mat> caps_planes (GstBuffer * buf, const std::string & caps);
-
-/* rgb_to_buffer's frame of `rgb` in `format`, its rows padded by `pad`
- * bytes (with_row_padding) when `pad` > 0. */
-GstBuffer *frame_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad = 0);
-
-/* The luma the elements analyse, from a frame's own bytes (its
- * caps_planes): the Y plane of NV12 and I420 (and GRAY8) as it lies,
- * cv::cvtColor's RGB2GRAY of the R, G and B bytes of packed RGB, wherever
- * the layout has them. */
-cv::Mat frame_luma (const std::vector<cv::Mat> & planes, const GstVideoInfo * info);
-
-/* Same planes, byte for byte? Empty when equal, else how many bytes
- * differ and the first. */
-std::string diff_planes (const std::vector<cv::Mat> & got, const std::vector<cv::Mat> & want);
 
 /* The corners of a buffer's GstCvKeypointsMeta; `has` says whether it
  * had one. */

@@ -223,23 +223,14 @@ push_one (const std::string & element, const std::string & in_caps, GstBuffer * 
     gst_buffer_unref (out);
   }
   while (GstMessage *msg = gst_bus_pop_filtered (bus, (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
-    GError *err = nullptr;
-    gchar *debug = nullptr;
-    const bool is_error = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR;
-    if (is_error)
-      gst_message_parse_error (msg, &err, &debug);
-    else
-      gst_message_parse_warning (msg, &err, &debug);
-    const std::string text = std::string (err->message) + " | " + (debug ? debug : "");
-    if (is_error) {
-      r.errors.push_back (text);
+    const BusError e = parse_bus_error (msg);
+    if (e.is_error) {
+      r.errors.push_back (e.text);
       GstElementFactory *f = GST_IS_ELEMENT (msg->src) ? gst_element_get_factory (GST_ELEMENT (msg->src)) : nullptr;
       r.error_sources.push_back (f ? GST_OBJECT_NAME (f) : "?");
     } else {
-      r.warnings.push_back (text);
+      r.warnings.push_back (e.text);
     }
-    g_clear_error (&err);
-    g_free (debug);
     gst_message_unref (msg);
   }
   gst_element_set_bus (h->element, nullptr);

@@ -261,6 +261,43 @@ BusResult::has_warning_containing (const std::string & s) const
   return false;
 }
 
+std::string
+with_backend (const std::string & description, const char *backend)
+{
+  std::string s = description;
+  for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
+    s.replace (pos, 2, backend);
+  return s;
+}
+
+bool
+have_element (const char *name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+BusError
+parse_bus_error (GstMessage * m)
+{
+  BusError r;
+  GError *e = nullptr;
+  gchar *dbg = nullptr;
+  r.is_error = GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR;
+  if (r.is_error)
+    gst_message_parse_error (m, &e, &dbg);
+  else
+    gst_message_parse_warning (m, &e, &dbg);
+  r.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (m));
+  r.text = std::string (e->message) + " | " + (dbg ? dbg : "");
+  r.domain = e->domain;
+  g_clear_error (&e);
+  g_free (dbg);
+  return r;
+}
+
 BusResult
 run_pipeline (const std::string & description, int timeout_s)
 {
@@ -293,26 +330,15 @@ run_pipeline (const std::string & description, int timeout_s)
       gst_message_unref (m);
       break;
     }
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    const bool is_error = GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR;
-    if (is_error)
-      gst_message_parse_error (m, &e, &dbg);
-    else
-      gst_message_parse_warning (m, &e, &dbg);
-    std::string text = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + e->message + " | " +
-        (dbg ? dbg : "");
-    if (is_error) {
-      r.errors.push_back (text);
-      r.error_domains.push_back (e->domain);
-    } else {
-      r.warnings.push_back (text);
-    }
-    g_clear_error (&e);
-    g_free (dbg);
+    const BusError e = parse_bus_error (m);
     gst_message_unref (m);
-    if (is_error)
+    const std::string text = e.source + ": " + e.text;
+    if (e.is_error) {
+      r.errors.push_back (text);
+      r.error_domains.push_back (e.domain);
       break;
+    }
+    r.warnings.push_back (text);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);

@@ -43,6 +43,13 @@ GstBuffer *scaled_meta_buffer (GstBuffer * b, GstMeta * meta, cv::Size from, cv:
 
 std::string caps_string (GstVideoFormat format, int width, int height, const char *feature = nullptr);
 
+/* `description` with every "%s" replaced by `backend` ("cpu", "cuda"):
+ * one chain written once for both backends. */
+std::string with_backend (const std::string & description, const char *backend);
+
+/* Whether GStreamer has the element `name` (nvcodec's are optional). */
+bool have_element (const char *name);
+
 /* GRAY8 of an RGB image (cv::cvtColor). */
 cv::Mat to_gray (const cv::Mat & rgb);
 /* RGBA of an RGB image with seeded noise in A, which elements must ignore. */
@@ -68,6 +75,16 @@ struct Diff {
   long differing = 0;
 };
 Diff compare (const cv::Mat & a, const cv::Mat & b);
+
+/* What an error or a warning message says: the name of the object that
+ * posted it, "message | debug", and the GError's domain. */
+struct BusError {
+  bool is_error = false;
+  std::string source;
+  std::string text;
+  GQuark domain = 0;
+};
+BusError parse_bus_error (GstMessage * error_or_warning);
 
 /* Runs a gst-launch description to EOS or error (timeout in seconds) and
  * keeps what the bus said. */

@@ -9,6 +9,7 @@
  * Skips (exit 77) without a CUDA device. */
 #include "../common/harness.h"
 #include "../common/otsu_util.h"
+#include "../common/video_frames.h"
 
 #include "../../cuda/blur/blur.h"
 #include "../../cuda/common/cuda_raii.h"
@@ -417,12 +418,9 @@ TEST (BlurGpu, Nv12AndI420DeviceMemoryOut)
  * to device frames too. */
 TEST (BlurGpu, EveryFourByteLayout)
 {
-  const GstVideoFormat layouts[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_xRGB,
-    GST_VIDEO_FORMAT_xBGR };
   const cv::Mat photo = load_rgb (data_path ("building.jpg"));
   const cv::Mat noise = random_rgb (321, 239, 12);
-  for (GstVideoFormat f : layouts) {
+  for (GstVideoFormat f : kFourByteRgbFormats) {
     for (const BlurCase & c : kBlurCases) {
       check_blur_planes (blur_element (c, kBlockSizingModes[0]), c, photo, f, 0, nullptr, "building.jpg");
       check_blur_planes (blur_element (c, kBlockSizingModes[5]), c, noise, f, 5, nullptr, "noise 321x239");
@@ -473,6 +471,20 @@ pull_planes (const std::string & description)
   gst_object_unref (sink);
   gst_object_unref (pipe);
   return out;
+}
+
+/* `frames` NV12 frames from each backend, and the GPU's Y and UV planes
+ * the CPU's, frame for frame. */
+static void
+expect_nv12_frames_equal (const std::vector<PulledFrame> & gpu, const std::vector<PulledFrame> & cpu, size_t frames)
+{
+  ASSERT_EQ (gpu.size (), frames);
+  ASSERT_EQ (cpu.size (), frames);
+  for (size_t i = 0; i < gpu.size (); i++) {
+    ASSERT_EQ (gpu[i].planes.size (), 2u);
+    for (size_t p = 0; p < 2; p++)
+      EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0) << "frame " << i << " plane " << p;
+  }
 }
 
 /* nvcodec's memory:CUDAMemory out: appsink's buffers hold GstCudaMemory,
@@ -527,23 +539,15 @@ TEST (BlurGpu, CudaMemoryOutNv12AndI420)
 TEST (BlurGpu, Nv12BetweenCudauploadAndCudadownload)
 {
   for (const char *name : { "cudaupload", "cudadownload" }) {
-    GstElementFactory *f = gst_element_factory_find (name);
-    if (!f)
+    if (!have_element (name))
       GTEST_SKIP () << "nvcodec's " << name << " is not available";
-    gst_object_unref (f);
   }
   const std::string head = "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=NV12,width=642,height=481 ! ";
   const auto gpu = pull_planes (head + "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudablur backend=cuda sigma=2 ! "
                                        "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw,format=NV12 ! "
                                        "appsink name=out sync=false");
   const auto cpu = pull_planes (head + "cudablur backend=cpu sigma=2 ! appsink name=out sync=false");
-  ASSERT_EQ (gpu.size (), 3u);
-  ASSERT_EQ (cpu.size (), 3u);
-  for (size_t i = 0; i < gpu.size (); i++) {
-    ASSERT_EQ (gpu[i].planes.size (), 2u);
-    for (size_t p = 0; p < 2; p++)
-      EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0) << "frame " << i << " plane " << p;
-  }
+  ASSERT_NO_FATAL_FAILURE (expect_nv12_frames_equal (gpu, cpu, 3));
 }
 
 /* NV12 on device frames between our elements: two blurs, then the Otsu
@@ -552,27 +556,12 @@ TEST (BlurGpu, Nv12DeviceChainEqualsCpuChain)
 {
   const std::string src = "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=NV12,width=643,height=481 ! ";
   const std::string chain = "cudablur backend=%s sigma=1.2 ! cudablur backend=%s kernel-size=5 sigma=2 sigma-y=0.7";
-  auto with = [&] (const char *b, const std::string & tail) {
-    std::string s = chain;
-    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
-      s.replace (pos, 2, b);
-    return src + s + tail;
-  };
+  auto with = [&] (const char *b, const std::string & tail) { return src + with_backend (chain, b) + tail; };
   const std::string nv12 = " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
   const auto gpu = pull_planes (with ("cuda", nv12)), cpu = pull_planes (with ("cpu", nv12));
-  ASSERT_EQ (gpu.size (), 4u);
-  ASSERT_EQ (cpu.size (), 4u);
-  for (size_t i = 0; i < gpu.size (); i++) {
-    ASSERT_EQ (gpu[i].planes.size (), 2u);
-    for (size_t p = 0; p < 2; p++)
-      EXPECT_EQ (compare (gpu[i].planes[p], cpu[i].planes[p]).differing, 0) << "frame " << i << " plane " << p;
-  }
+  ASSERT_NO_FATAL_FAILURE (expect_nv12_frames_equal (gpu, cpu, 4));
   const std::string otsu = " ! cudaotsu backend=%s ! video/x-raw,format=GRAY8 ! appsink name=out sync=false";
-  auto with_otsu = [&] (const char *b) {
-    std::string t = otsu;
-    t.replace (t.find ("%s"), 2, b);
-    return with (b, t);
-  };
+  auto with_otsu = [&] (const char *b) { return with (b, with_backend (otsu, b)); };
   const auto gpu_bin = pull_all (with_otsu ("cuda")), cpu_bin = pull_all (with_otsu ("cpu"));
   ASSERT_EQ (gpu_bin.size (), 4u);
   ASSERT_EQ (cpu_bin.size (), 4u);
@@ -584,26 +573,11 @@ TEST (BlurGpu, Nv12DeviceChainEqualsCpuChain)
 
 /* ------------------------------------------------------------ otsu */
 
-static void
-check_otsu (const std::string & mode, const cv::Mat & in, const std::string & what)
+/* cudaotsu on the GPU in block-sizing `mode`. */
+static std::string
+cuda_otsu (const char *mode)
 {
-  for (bool invert : { false, true }) {
-    cv::Mat expected;
-    const int t = opencv_otsu (in, expected, invert);
-    int meta = -2;
-    const std::string el = "cudaotsu backend=cuda " + mode + (invert ? " invert=true" : "");
-    const cv::Mat out = otsu_through (el, in, &meta);
-    ASSERT_FALSE (out.empty ()) << what << " " << el;
-    EXPECT_EQ (compare (out, expected).differing, 0) << what << " " << el << " threshold " << t;
-    EXPECT_EQ (meta, t) << what << " " << el;
-  }
-  cv::Mat unused;
-  const int t = opencv_otsu (in, unused, false);
-  int meta = -2;
-  const cv::Mat out = otsu_through ("cudaotsu backend=cuda mode=threshold-only " + mode, in, &meta);
-  ASSERT_FALSE (out.empty ()) << what;
-  EXPECT_EQ (compare (out, in).differing, 0) << what << " threshold-only";
-  EXPECT_EQ (meta, t) << what << " threshold-only";
+  return std::string ("cudaotsu backend=cuda ") + mode;
 }
 
 TEST (OtsuGpu, BundledImagesEveryMode)
@@ -611,7 +585,7 @@ TEST (OtsuGpu, BundledImagesEveryMode)
   for (const auto & path : test_images ()) {
     const cv::Mat g = to_gray (load_rgb (path));
     for (const char *mode : kBlockSizingModes)
-      check_otsu (mode, g, path);
+      check_otsu (cuda_otsu (mode), g, path);
   }
 }
 
@@ -623,80 +597,37 @@ TEST (OtsuGpu, SizesFrom1x1To4K)
     /* a smooth, bimodal-ish frame too: random noise has a flat histogram */
     cv::Mat smooth;
     cv::GaussianBlur (in, smooth, cv::Size (0, 0), 5);
+    const std::string what = std::to_string (s[0]) + "x" + std::to_string (s[1]);
     for (const char *mode : kBlockSizingModes)
-      check_otsu (mode, in, std::to_string (s[0]) + "x" + std::to_string (s[1]));
-    check_otsu (kBlockSizingModes[0], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
-    check_otsu (kBlockSizingModes[4], smooth, std::to_string (s[0]) + "x" + std::to_string (s[1]) + " smooth");
+      check_otsu (cuda_otsu (mode), in, what);
+    check_otsu (cuda_otsu (kBlockSizingModes[0]), smooth, what + " smooth");
+    check_otsu (cuda_otsu (kBlockSizingModes[4]), smooth, what + " smooth");
   }
-  check_otsu ("", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
-}
-
-/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
- * when > 0. */
-static GstBuffer *
-yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
-{
-  GstBuffer *b = rgb_to_buffer (rgb, format);
-  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
-}
-
-/* NV12 and I420: the luma plane (what rgb_to_buffer wrote: OpenCV's
- * RGB2YUV_I420), read where it lies, is binarized as cv::threshold
- * binarizes it; the threshold in the meta and the message is OpenCV's;
- * threshold-only outputs the luma plane as GRAY8. */
-static void
-check_otsu_yuv (const std::string & mode, const cv::Mat & rgb, GstVideoFormat format, int pad,
-    const char *out_feature, const std::string & what)
-{
-  const cv::Mat y = expected_gray (rgb, format);
-  const std::string where = what + " " + gst_video_format_to_string (format) +
-      (pad ? " pad " + std::to_string (pad) : "") +
-      (out_feature ? std::string (" ") + out_feature + " out" : "");
-  for (bool invert : { false, true }) {
-    cv::Mat expected;
-    const int t = opencv_otsu (y, expected, invert);
-    int meta = -3, message = -3;
-    const std::string el = "cudaotsu backend=cuda " + mode + (invert ? " invert=true" : "");
-    const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
-        &message, out_feature);
-    ASSERT_FALSE (out.empty ()) << where << " " << el;
-    EXPECT_EQ (compare (out, expected).differing, 0) << where << " " << el << " threshold " << t;
-    EXPECT_EQ (meta, t) << where << " " << el;
-    EXPECT_EQ (message, t) << where << " " << el;
-  }
-  cv::Mat unused;
-  const int t = opencv_otsu (y, unused, false);
-  int meta = -3;
-  const std::string el = "cudaotsu backend=cuda mode=threshold-only " + mode;
-  const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
-      nullptr, out_feature);
-  ASSERT_FALSE (out.empty ()) << where << " " << el;
-  EXPECT_EQ (compare (out, y).differing, 0) << where << " " << el;
-  EXPECT_EQ (meta, t) << where << " " << el;
+  check_otsu (cuda_otsu (""), cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
 }
 
 /* sudoku (558x563: chroma rows round up) and coins (384x303) in every
  * mode; at 321x239 with rows padded by an odd number of bytes; device
- * frames out. */
+ * frames out. The luma plane is read where it lies. */
 TEST (OtsuGpu, Nv12AndI420LumaEveryMode)
 {
   for (const char *name : { "sudoku.png", "coins.png" }) {
     const cv::Mat rgb = load_rgb (data_path (name));
     const cv::Mat small = fit_picture (rgb, { 321, 239 });
+    const std::string small_what = std::string (name) + " at 321x239";
     for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
       for (const char *mode : kBlockSizingModes)
-        check_otsu_yuv (mode, rgb, f, 0, nullptr, name);
-      check_otsu_yuv (kBlockSizingModes[0], small, f, 7, nullptr, std::string (name) + " at 321x239");
-      check_otsu_yuv (kBlockSizingModes[5], rgb, f, 0, GST_CAPS_FEATURE_MEMORY_CUDAVISION, name);
-      check_otsu_yuv (kBlockSizingModes[0], small, f, 1, GST_CAPS_FEATURE_MEMORY_CUDAVISION,
-          std::string (name) + " at 321x239");
+        check_otsu_yuv (cuda_otsu (mode), rgb, f, 0, name);
+      check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), small, f, 7, small_what);
+      check_otsu_yuv (cuda_otsu (kBlockSizingModes[5]), rgb, f, 0, name, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+      check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), small, f, 1, small_what, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
     }
   }
   /* a 4K decoder frame */
   const cv::Mat big = fit_picture (load_rgb (data_path ("sudoku.png")), { 3840, 2160 });
-  check_otsu_yuv (kBlockSizingModes[0], big, GST_VIDEO_FORMAT_NV12, 0, nullptr, "sudoku.png at 3840x2160");
-  check_otsu_yuv (kBlockSizingModes[6], big, GST_VIDEO_FORMAT_NV12, 0, GST_CAPS_FEATURE_MEMORY_CUDAVISION,
-      "sudoku.png at 3840x2160");
+  check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160");
+  check_otsu_yuv (cuda_otsu (kBlockSizingModes[6]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160",
+      GST_CAPS_FEATURE_MEMORY_CUDAVISION);
 }
 
 /* Several frames through one element: the device histogram is cleaned by

@@ -12,6 +12,8 @@
 #include "../common/canny_util.h"
 #include "../common/device_fixture.h"
 #include "../common/harness.h"
+#include "../common/otsu_util.h"
+#include "../common/video_frames.h"
 
 #include "../../cuda/canny/canny.h"
 #include "../../cuda/common/cuda_raii.h"
@@ -368,8 +370,7 @@ TEST_F (CannyDevice, AutomaticThresholdsOnTheDevice)
   frames.push_back (random_mat (3840, 2160, CV_8UC1, 3));
   for (size_t i = 0; i < frames.size (); i++) {
     const cv::Mat & f = frames[i];
-    cv::Mat unused;
-    const int otsu = (int) cv::threshold (f, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
+    const int otsu = opencv_otsu_threshold (f);
     const int median = sorted_median (f);
     for (auto mode : { cudavision::CannyAuto::Otsu, cudavision::CannyAuto::Median }) {
       const int v = mode == cudavision::CannyAuto::Otsu ? otsu : median;
@@ -392,9 +393,7 @@ TEST_F (CannyDevice, AutomaticThresholdsOnTheDevice)
 TEST (CannyGpu, OtsuMetaAndChain)
 {
   const cv::Mat f = to_gray (load_rgb (data_path ("coins.png")));
-  cv::Mat unused;
-  const int own = (int) cv::threshold (f, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
-  const int other = own > 100 ? own - 60 : own + 60;
+  const int own = opencv_otsu_threshold (f), other = other_threshold (own);
   const CannyCase by_own { 3, false, own / 2.0, (double) own };
   EXPECT_EQ (compare (through ("cudacanny backend=cuda auto-threshold=otsu", f), model_canny (f, by_own)).differing, 0);
   const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, f.cols, f.rows);
@@ -414,32 +413,6 @@ TEST (CannyGpu, OtsuMetaAndChain)
 
 /* ------------------------------------------------------------ YUV */
 
-/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
- * when > 0. */
-static GstBuffer *
-yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
-{
-  GstBuffer *b = rgb_to_buffer (rgb, format);
-  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
-}
-
-/* `element` on one frame of `format` (buffer `in`, taken): its GRAY8, in
- * `out_feature` memory (nullptr: system), mapped on the host. */
-static cv::Mat
-luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h,
-    const char *out_feature = nullptr)
-{
-  return run_harness_mat (element, caps_string (format, w, h), caps_string (GST_VIDEO_FORMAT_GRAY8, w, h, out_feature),
-      in);
-}
-
-static int
-otsu_of (const cv::Mat & gray)
-{
-  cv::Mat unused;
-  return (int) cv::threshold (gray, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
-}
-
 /* NV12 and I420 (photographs, one fitted to 321x239: chroma 161x120; rows
  * unpadded and padded by an odd number of bytes): the edges are cv::Canny's
  * of the luma plane (what rgb_to_buffer wrote: OpenCV's RGB2YUV_I420) and
@@ -447,40 +420,35 @@ otsu_of (const cv::Mat & gray)
  * automatic thresholds. */
 TEST (CannyGpu, Nv12AndI420LumaMatchesOpenCV)
 {
-  std::vector<std::pair<std::string, cv::Mat>> frames;
-  for (const char *name : { "building.jpg", "astronaut.png" })
-    frames.emplace_back (name, load_rgb (data_path (name)));
-  frames.emplace_back ("building.jpg at 321x239", fit_picture (frames[0].second, { 321, 239 }));
-  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 5, true, 30, 90 },
-    { 7, false, 120, 300 } };
-  for (const auto & [name, rgb] : frames) {
+  const std::vector<CannyCase> cases = yuv_canny_cases ();
+  for (const auto & [name, rgb] : yuv_pictures ()) {
     const int w = rgb.cols, h = rgb.rows;
     for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
       const cv::Mat y = expected_gray (rgb, f);
-      const int otsu = otsu_of (y), median = sorted_median (y);
+      const int otsu = opencv_otsu_threshold (y), median = sorted_median (y);
       std::vector<cv::Mat> models;
       for (const CannyCase & c : cases)
         models.push_back (model_canny (y, c));
       for (int pad : { 0, 7 }) {
         const std::string what = name + " " + gst_video_format_to_string (f) + (pad ? " pad 7" : "");
-        for (size_t k = 0; k < sizeof (cases) / sizeof (cases[0]); k++) {
+        for (size_t k = 0; k < cases.size (); k++) {
           const CannyCase & c = cases[k];
-          const cv::Mat out = luma_through (gpu_element (c), yuv_buffer (rgb, f, pad), f, w, h);
+          const cv::Mat out = luma_through (gpu_element (c), frame_buffer (rgb, f, pad), f, w, h);
           ASSERT_FALSE (out.empty ()) << what << " " << canny_props (c);
           EXPECT_EQ (compare (out, opencv_canny (y, c)).differing, 0) << what << " " << canny_props (c);
           EXPECT_EQ (compare (out, models[k]).differing, 0) << what << " " << canny_props (c) << " (model)";
         }
         const CannyCase c = cases[0];
-        EXPECT_EQ (compare (luma_through (gpu_element (c, "blur-sigma=1.5"), yuv_buffer (rgb, f, pad), f, w, h),
+        EXPECT_EQ (compare (luma_through (gpu_element (c, "blur-sigma=1.5"), frame_buffer (rgb, f, pad), f, w, h),
                        opencv_canny (y, c, 1.5)).differing, 0)
             << what << " blur-sigma=1.5";
         /* the fixed thresholds are ignored in the automatic modes */
         const CannyCase given { 3, true, 1, 2 };
         const cv::Mat by_otsu =
-            luma_through (gpu_element (given, "auto-threshold=otsu"), yuv_buffer (rgb, f, pad), f, w, h);
+            luma_through (gpu_element (given, "auto-threshold=otsu"), frame_buffer (rgb, f, pad), f, w, h);
         EXPECT_EQ (compare (by_otsu, opencv_canny (y, { 3, true, otsu / 2.0, (double) otsu })).differing, 0)
             << what << " auto-threshold=otsu " << otsu;
-        EXPECT_EQ (compare (luma_through (gpu_element (c, "auto-threshold=median"), yuv_buffer (rgb, f, pad), f, w, h),
+        EXPECT_EQ (compare (luma_through (gpu_element (c, "auto-threshold=median"), frame_buffer (rgb, f, pad), f, w, h),
                        opencv_canny (y, { 3, false, median / 2.0, (double) median })).differing, 0)
             << what << " auto-threshold=median " << median;
       }
@@ -498,7 +466,7 @@ TEST (CannyGpu, Nv12EveryModeAndDeviceMemoryOut)
     const cv::Mat expected = opencv_canny (y, c);
     for (const char *mode : kBlockSizingModes) {
       for (const char *feature : { (const char *) nullptr, (const char *) GST_CAPS_FEATURE_MEMORY_CUDAVISION }) {
-        const cv::Mat out = luma_through (gpu_element (c, mode), yuv_buffer (rgb, GST_VIDEO_FORMAT_NV12, 0),
+        const cv::Mat out = luma_through (gpu_element (c, mode), frame_buffer (rgb, GST_VIDEO_FORMAT_NV12, 0),
             GST_VIDEO_FORMAT_NV12, rgb.cols, rgb.rows, feature);
         ASSERT_FALSE (out.empty ()) << mode;
         EXPECT_EQ (compare (out, expected).differing, 0)
@@ -510,7 +478,7 @@ TEST (CannyGpu, Nv12EveryModeAndDeviceMemoryOut)
   const cv::Mat big_y = expected_gray (big, GST_VIDEO_FORMAT_NV12);
   for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
     const CannyCase c { 3, true, 50, 150 };
-    EXPECT_EQ (compare (luma_through (gpu_element (c), yuv_buffer (big, f, 0), f, big.cols, big.rows,
+    EXPECT_EQ (compare (luma_through (gpu_element (c), frame_buffer (big, f, 0), f, big.cols, big.rows,
                             GST_CAPS_FEATURE_MEMORY_CUDAVISION),
                    opencv_canny (big_y, c)).differing, 0)
         << "3840x2160 " << gst_video_format_to_string (f);
@@ -524,7 +492,7 @@ TEST (CannyGpu, Nv12OtsuChainOnDevice)
 {
   const cv::Mat rgb = load_rgb (data_path ("coins.png"));
   const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
-  const int own = otsu_of (y), other = own > 100 ? own - 60 : own + 60;
+  const int own = opencv_otsu_threshold (y), other = other_threshold (own);
   GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
   gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
   EXPECT_EQ (compare (luma_through ("cudacanny backend=cuda auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12, rgb.cols,
@@ -536,18 +504,13 @@ TEST (CannyGpu, Nv12OtsuChainOnDevice)
   const std::string chain = "cudaotsu backend=%s mode=threshold-only attach-meta=true ! "
                             "cudacanny backend=%s auto-threshold=otsu l2-gradient=true ! "
                             "video/x-raw,format=GRAY8 ! appsink name=out sync=false";
-  auto with = [&] (const char *b) {
-    std::string s = chain;
-    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
-      s.replace (pos, 2, b);
-    return head + s;
-  };
+  auto with = [&] (const char *b) { return head + with_backend (chain, b); };
   const auto luma = pull_all (head + "appsink name=out sync=false");
   const auto gpu = pull_all (with ("cuda")), cpu = pull_all (with ("cpu"));
   ASSERT_EQ (luma.size (), 1u);
   ASSERT_EQ (gpu.size (), 1u);
   ASSERT_EQ (cpu.size (), 1u);
-  const int t = otsu_of (luma[0]);
+  const int t = opencv_otsu_threshold (luma[0]);
   EXPECT_EQ (compare (gpu[0], opencv_canny (luma[0], { 3, true, t / 2.0, (double) t })).differing, 0);
   EXPECT_EQ (compare (gpu[0], cpu[0]).differing, 0);
 }
@@ -590,10 +553,8 @@ TEST (CannyGpu, Gray8NeverNegotiatesCudaMemory)
  * in place. */
 TEST (CannyGpu, Nv12CudaMemoryInputFromCudaupload)
 {
-  GstElementFactory *f = gst_element_factory_find ("cudaupload");
-  if (!f)
+  if (!have_element ("cudaupload"))
     GTEST_SKIP () << "nvcodec's cudaupload is not available";
-  gst_object_unref (f);
   const std::string src = "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=NV12,width=642,height=481 ! ";
   const auto gpu = pull_all (src + "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudacanny backend=cuda ! "
                                    "video/x-raw,format=GRAY8 ! appsink name=out sync=false");
@@ -645,23 +606,13 @@ TEST (CannyGpu, GrayBlurCannyChainOnDevice)
   const std::string tail = " ! video/x-raw,format=GRAY8 ! appsink name=out sync=false";
   const std::string chain = "cudagray backend=%s ! cudablur backend=%s sigma=1.4 ! "
                             "cudacanny name=canny backend=%s l2-gradient=true low-threshold=20 high-threshold=60";
-  auto with = [&] (const char *b) {
-    std::string s = chain;
-    for (size_t pos; (pos = s.find ("%s")) != std::string::npos;)
-      s.replace (pos, 2, b);
-    return src + s + tail;
-  };
+  auto with = [&] (const char *b) { return src + with_backend (chain, b) + tail; };
   const auto cpu = pull_all (with ("cpu"));
   ASSERT_EQ (cpu.size (), 4u);
   /* the first two stages alone, so a difference says where it starts */
   const std::string head2 = "cudagray backend=%s ! cudablur backend=%s sigma=1.4 ! video/x-raw,format=GRAY8 ! "
                             "appsink name=out sync=false";
-  auto with2 = [&] (const char *b) {
-    std::string s2 = head2;
-    for (size_t pos; (pos = s2.find ("%s")) != std::string::npos;)
-      s2.replace (pos, 2, b);
-    return src + s2;
-  };
+  auto with2 = [&] (const char *b) { return src + with_backend (head2, b); };
   const auto blur_cpu = pull_all (with2 ("cpu")), blur_gpu = pull_all (with2 ("cuda"));
   ASSERT_EQ (blur_gpu.size (), 4u);
   for (size_t i = 0; i < blur_gpu.size (); i++) {

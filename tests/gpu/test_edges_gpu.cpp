@@ -117,12 +117,7 @@ run_on_device (int dev, std::string *error)
   if (!m) {
     *error = "no EOS within 60 s";
   } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    GError *err = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &err, &dbg);
-    *error = std::string (err->message) + " | " + (dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
+    *error = parse_bus_error (m).text;
   }
   if (m)
     gst_message_unref (m);

@@ -762,8 +762,7 @@ new_inputs ()
     in.caps = caps_string (f, rgb.cols, rgb.rows);
     if (colorimetry)
       in.caps += std::string (",colorimetry=(string)") + colorimetry;
-    GstBuffer *b = rgb_to_buffer (rgb, f);
-    in.frame.reset (pad ? with_row_padding (b, f, rgb.cols, rgb.rows, pad) : b);
+    in.frame.reset (frame_buffer (rgb, f, pad));
     in.props = props;
     in.min_faces = 1;
     inputs.push_back (std::move (in));
@@ -879,12 +878,7 @@ run_appsrc (const std::string & chain, const std::string & caps, std::vector<Gst
   }
   GstBus *bus = gst_element_get_bus (pipe);
   if (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &e, &dbg);
-    *error = std::string (e->message) + " | " + (dbg ? dbg : "");
-    g_clear_error (&e);
-    g_free (dbg);
+    *error = parse_bus_error (m).text;
     gst_message_unref (m);
   } else if (!gst_app_sink_is_eos (GST_APP_SINK (sink))) {
     *error = "no EOS within 60 s";
@@ -945,13 +939,23 @@ expect_stream_equals_cpu (const std::vector<SinkFrame> & out, const Stream & s, 
   }
 }
 
-bool
-have_element (const char *name)
+/* `s` through `chain` out in nvcodec's GstCudaMemory: the CPU backend's
+ * frames, every one in GstCudaMemory, after `uploads` uploads of ours and
+ * no download. */
+void
+expect_cuda_memory_out (const std::string & chain, const Stream & s, guint64 uploads)
 {
-  GstElementFactory *f = gst_element_factory_find (name);
-  if (f)
-    gst_object_unref (f);
-  return f != nullptr;
+  std::string error;
+  gst_cv_transfer_counts_reset ();
+  const std::vector<SinkFrame> out = run_appsrc (chain, s.caps, copies (s), &error);
+  guint64 up = 0, down = 0;
+  gst_cv_transfer_counts (&up, &down);
+  ASSERT_EQ (error, "");
+  expect_stream_equals_cpu (out, s);
+  for (const SinkFrame & fr : out)
+    EXPECT_TRUE (fr.cuda_memory);
+  EXPECT_EQ (up, uploads);
+  EXPECT_EQ (down, 0u);
 }
 
 }  // namespace
@@ -1048,20 +1052,11 @@ TEST (FaceGpuElement, CudaMemoryOut)
            GST_VIDEO_FORMAT_RGBA }) {
     const Stream s = make_stream ({ astro, grace }, f, "color=0xffff0000");
     SCOPED_TRACE (s.caps);
-    std::string error;
-    gst_cv_transfer_counts_reset ();
-    const std::vector<SinkFrame> out = run_appsrc (std::string ("cudafacedetect backend=cuda color=0xffff0000 ! "
-                                                                "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=") +
+    ASSERT_NO_FATAL_FAILURE (expect_cuda_memory_out (std::string ("cudafacedetect backend=cuda color=0xffff0000 ! "
+                                                                   "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
+                                                                   "),format=") +
             gst_video_format_to_string (f),
-        s.caps, copies (s), &error);
-    guint64 up = 0, down = 0;
-    gst_cv_transfer_counts (&up, &down);
-    ASSERT_EQ (error, "");
-    expect_stream_equals_cpu (out, s);
-    for (const SinkFrame & fr : out)
-      EXPECT_TRUE (fr.cuda_memory);
-    EXPECT_EQ (up, (guint64) s.frames.size ());
-    EXPECT_EQ (down, 0u);
+        s, s.frames.size ()));
   }
 }
 
@@ -1076,22 +1071,12 @@ TEST (FaceGpuElement, CudaMemoryOutFromDeviceFrames)
   for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB }) {
     const Stream s = make_stream ({ astro, grace, astro }, f, "");
     SCOPED_TRACE (s.caps);
-    std::string error;
-    gst_cv_transfer_counts_reset ();
-    const std::vector<SinkFrame> out = run_appsrc (
+    ASSERT_NO_FATAL_FAILURE (expect_cuda_memory_out (
         std::string ("cudafacedetect backend=cuda draw=false post-messages=false ! "
                      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDAVISION ") ! cudafacedetect backend=cuda ! "
                      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "),format=") +
             gst_video_format_to_string (f),
-        s.caps, copies (s), &error);
-    guint64 up = 0, down = 0;
-    gst_cv_transfer_counts (&up, &down);
-    ASSERT_EQ (error, "");
-    expect_stream_equals_cpu (out, s);
-    for (const SinkFrame & fr : out)
-      EXPECT_TRUE (fr.cuda_memory);
-    EXPECT_EQ (up, (guint64) s.frames.size ());
-    EXPECT_EQ (down, 0u);
+        s, s.frames.size ()));
   }
 }
 
@@ -1126,19 +1111,9 @@ TEST (FaceGpuElement, CudaMemoryWithNvcodecElements)
     }
     if (up_ok) {
       SCOPED_TRACE ("from cudaupload");
-      std::string error;
-      gst_cv_transfer_counts_reset ();
-      const std::vector<SinkFrame> out = run_appsrc ("cudaupload ! " + cuda + " ! cudafacedetect backend=cuda "
-                                                     "color=0xffff0000 ! " + cuda,
-          s.caps, copies (s), &error);
-      guint64 up = 0, down = 0;
-      gst_cv_transfer_counts (&up, &down);
-      ASSERT_EQ (error, "");
-      expect_stream_equals_cpu (out, s);
-      for (const SinkFrame & fr : out)
-        EXPECT_TRUE (fr.cuda_memory);
-      EXPECT_EQ (up, 0u);
-      EXPECT_EQ (down, 0u);
+      ASSERT_NO_FATAL_FAILURE (
+          expect_cuda_memory_out ("cudaupload ! " + cuda + " ! cudafacedetect backend=cuda color=0xffff0000 ! " + cuda,
+              s, 0));
     } else {
       std::printf ("[ skipped  ] cudaupload: nvcodec's element is not available\n");
     }

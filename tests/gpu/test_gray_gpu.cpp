@@ -176,10 +176,8 @@ TEST (GrayGpu, TuningTableIsReadAndUsed)
 /* nvcodec's memory:CUDAMemory is read in place, in the shared context. */
 TEST (GrayGpu, CudaMemoryInputFromCudaupload)
 {
-  GstElementFactory *f = gst_element_factory_find ("cudaupload");
-  if (!f)
+  if (!have_element ("cudaupload"))
     GTEST_SKIP () << "nvcodec's cudaupload is not available";
-  gst_object_unref (f);
   const std::string src = "videotestsrc num-buffers=3 pattern=smpte ! video/x-raw,format=RGBA,width=642,height=480 ! ";
   auto gpu = pull_all (src + "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudagray backend=cuda ! "
                              "video/x-raw,format=GRAY8 ! appsink name=out sync=false");

@@ -102,22 +102,6 @@ element_for (const CornerParams & p, const std::string & extra = "")
   return harris_element ("cuda", d) + " " + extra;
 }
 
-/* An input frame of the element tests: `rgb` in `format`, its rows padded
- * by `pad` bytes. */
-struct FrameCase {
-  std::string what;
-  cv::Mat rgb;
-  GstVideoFormat format;
-  int pad = 0;
-};
-
-std::string
-describe (const FrameCase & c)
-{
-  return c.what + " " + gst_video_format_to_string (c.format) + " " + size_str (c.rgb) +
-      (c.pad ? " rows padded by " + std::to_string (c.pad) : "");
-}
-
 const cv::Mat &
 picture (const std::string & name)
 {
@@ -181,21 +165,19 @@ check_against_model_and_cpu (const FrameCase & c, const std::string & props, gui
     const char *out_feature = nullptr)
 {
   SCOPED_TRACE (describe (c) + ": " + props + (out_feature ? std::string (" out ") + out_feature : ""));
-  const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
-  const GstVideoInfo info = caps_info (caps);
-  GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
-  const std::vector<cv::Mat> in_planes = caps_planes (in, caps);
-  const std::vector<Corner> model = model_list (frame_luma (in_planes, &info));
+  const CaseInput in = case_input (c);
+  const std::vector<Corner> model = model_list (in.luma);
   EXPECT_GT (model.size (), 50u);
-  const HarrisRun gpu = run_harris ("cudaharris backend=cuda " + props, caps,
-      caps_string (c.format, c.rgb.cols, c.rgb.rows, out_feature), in);
-  const HarrisRun cpu = run_harris ("cudaharris backend=cpu " + props, caps, caps, frame_buffer (c.rgb, c.format, c.pad));
+  const HarrisRun gpu = run_harris ("cudaharris backend=cuda " + props, in.caps,
+      caps_string (c.format, c.rgb.cols, c.rgb.rows, out_feature), in.buffer);
+  const HarrisRun cpu = run_harris ("cudaharris backend=cpu " + props, in.caps, in.caps,
+      frame_buffer (c.rgb, c.format, c.pad));
   ASSERT_TRUE (gpu.ok && cpu.ok);
   ASSERT_TRUE (gpu.has_meta);
   EXPECT_EQ (diff_corner_lists (gpu.corners, model), "");
   EXPECT_EQ (diff_positions (gpu.corners, cpu.corners), "");
-  EXPECT_TRUE (overlay_matches (in_planes, gpu.planes, &info, argb,
-      drawn ? corner_mark_pixels (gpu.corners, info.width, info.height) : std::vector<cv::Point> ()));
+  EXPECT_TRUE (overlay_matches (in.planes, gpu.planes, &in.info, argb,
+      drawn ? corner_mark_pixels (gpu.corners, in.info.width, in.info.height) : std::vector<cv::Point> ()));
   EXPECT_EQ (diff_planes (gpu.planes, cpu.planes), "");
 }
 
@@ -681,12 +663,12 @@ TEST (HarrisGpu, YuvResponseOutput)
     if (c.format != GST_VIDEO_FORMAT_NV12 && c.format != GST_VIDEO_FORMAT_I420)
       continue;
     SCOPED_TRACE (describe (c));
-    const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
+    const CaseInput in = case_input (c);
     const std::string gray_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, c.rgb.cols, c.rgb.rows);
-    const GstVideoInfo info = caps_info (caps), gray_info = caps_info (gray_caps);
-    GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
-    const cv::Mat y = frame_luma (caps_planes (in, caps), &info);
-    const HarrisRun r = run_harris ("cudaharris backend=cuda output=response", caps, gray_caps, gst_buffer_ref (in));
+    const GstVideoInfo gray_info = caps_info (gray_caps);
+    const cv::Mat & y = in.luma;
+    const HarrisRun r = run_harris ("cudaharris backend=cuda output=response", in.caps, gray_caps,
+        gst_buffer_ref (in.buffer));
     const HarrisRun g = run_harris_gray ("cudaharris backend=cuda output=response", y);
     ASSERT_TRUE (r.ok && g.ok);
     ASSERT_EQ (r.planes.size (), 1u);
@@ -696,11 +678,11 @@ TEST (HarrisGpu, YuvResponseOutput)
     EXPECT_LE (d.max_abs, 1);
     EXPECT_LE (d.differing, (long) want.total () / 1000 + 1);
     EXPECT_EQ (diff_corner_lists (r.corners, model_list (y)), "");
-    const HarrisRun drawn = run_harris ("cudaharris backend=cuda output=response draw=true color=0xff20c0ff", caps,
-        gray_caps, in);
+    const HarrisRun drawn = run_harris ("cudaharris backend=cuda output=response draw=true color=0xff20c0ff", in.caps,
+        gray_caps, in.buffer);
     ASSERT_TRUE (drawn.ok);
     EXPECT_TRUE (overlay_matches (r.planes, drawn.planes, &gray_info, 0xff20c0ffu,
-        corner_mark_pixels (drawn.corners, info.width, info.height)));
+        corner_mark_pixels (drawn.corners, in.info.width, in.info.height)));
   }
 }
 

@@ -109,12 +109,7 @@ struct Appsrc {
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND, GST_MESSAGE_ERROR);
     if (!m)
       return "";
-    GError *e = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (m, &e, &dbg);
-    std::string s = std::string (e->message) + " | " + (dbg ? dbg : "");
-    g_clear_error (&e);
-    g_free (dbg);
+    std::string s = parse_bus_error (m).text;
     gst_message_unref (m);
     return s;
   }

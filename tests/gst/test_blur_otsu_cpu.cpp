@@ -10,6 +10,7 @@
  * OpenCV does each plane. */
 #include "../common/harness.h"
 #include "../common/otsu_util.h"
+#include "../common/video_frames.h"
 
 #include "../../cpu/blur_cpu.h"
 #include "../../cuda/blur/blur.h"
@@ -656,12 +657,9 @@ TEST (BlurCpu, Nv12ChromaIsBlurredPerChannel)
  * the colours), as cv::GaussianBlur blurs the 4-channel image. */
 TEST (BlurCpu, EveryFourByteLayoutMatchesOpenCV)
 {
-  const GstVideoFormat layouts[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_xRGB,
-    GST_VIDEO_FORMAT_xBGR };
   const cv::Mat photo = load_rgb (data_path ("building.jpg"));
   const cv::Mat noise = random_rgb (321, 239, 12);
-  for (GstVideoFormat f : layouts) {
+  for (GstVideoFormat f : kFourByteRgbFormats) {
     for (const BlurCase & c : { kBlurCases[0], kBlurCases[4], kBlurCases[6] }) {
       check_blur_planes (c, photo, f, 0, "building.jpg");
       check_blur_planes (c, noise, f, 0, "noise 321x239");
@@ -672,86 +670,22 @@ TEST (BlurCpu, EveryFourByteLayoutMatchesOpenCV)
 
 /* ------------------------------------------------------------ otsu */
 
-static void
-check_otsu (const std::string & backend, const cv::Mat & in, const std::string & what)
-{
-  for (bool invert : { false, true }) {
-    cv::Mat expected;
-    const int t = (int) opencv_otsu (in, expected, invert);
-    int meta = -2;
-    const std::string el = "cudaotsu backend=" + backend + (invert ? " invert=true" : "");
-    const cv::Mat out = otsu_through (el, in, &meta);
-    ASSERT_FALSE (out.empty ()) << what;
-    EXPECT_EQ (compare (out, expected).differing, 0) << what << " " << el << " threshold " << t;
-    EXPECT_EQ (meta, t) << what << " " << el;
-  }
-  /* threshold-only: the frame unchanged, the threshold in the meta */
-  cv::Mat unused;
-  const int t = (int) opencv_otsu (in, unused, false);
-  int meta = -2;
-  const cv::Mat out = otsu_through ("cudaotsu mode=threshold-only backend=" + backend, in, &meta);
-  ASSERT_FALSE (out.empty ()) << what;
-  EXPECT_EQ (compare (out, in).differing, 0) << what << " threshold-only";
-  EXPECT_EQ (meta, t) << what << " threshold-only";
-}
-
 TEST (OtsuCpu, BundledImagesMatchOpenCV)
 {
   for (const auto & path : test_images ())
-    check_otsu ("cpu", to_gray (load_rgb (path)), path);
+    check_otsu ("cudaotsu backend=cpu", to_gray (load_rgb (path)), path);
 }
 
 TEST (OtsuCpu, OddSizesAndSpecialFrames)
 {
   const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 641, 479 } };
   for (const auto & s : sizes)
-    check_otsu ("cpu", random_mat (s[0], s[1], CV_8UC1, s[0] * 7 + s[1]), std::to_string (s[0]) + "x" + std::to_string (s[1]));
-  check_otsu ("cpu", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
+    check_otsu ("cudaotsu backend=cpu", random_mat (s[0], s[1], CV_8UC1, s[0] * 7 + s[1]),
+        std::to_string (s[0]) + "x" + std::to_string (s[1]));
+  check_otsu ("cudaotsu backend=cpu", cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
   cv::Mat two (40, 30, CV_8UC1, cv::Scalar (10));
   two.rowRange (0, 13).setTo (200);
-  check_otsu ("cpu", two, "two levels");
-}
-
-/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
- * when > 0. */
-static GstBuffer *
-yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
-{
-  GstBuffer *b = rgb_to_buffer (rgb, format);
-  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
-}
-
-/* NV12 and I420: the luma plane (what rgb_to_buffer wrote: OpenCV's
- * RGB2YUV_I420) is binarized as cv::threshold binarizes it, the threshold
- * in the meta and the message is OpenCV's, and threshold-only outputs the
- * luma plane as GRAY8. */
-static void
-check_otsu_yuv (const std::string & element, const cv::Mat & rgb, GstVideoFormat format, int pad,
-    const std::string & what)
-{
-  const cv::Mat y = expected_gray (rgb, format);
-  const std::string where =
-      what + " " + gst_video_format_to_string (format) + (pad ? " pad " + std::to_string (pad) : "");
-  for (bool invert : { false, true }) {
-    cv::Mat expected;
-    const int t = opencv_otsu (y, expected, invert);
-    int meta = -3, message = -3;
-    const std::string el = element + (invert ? " invert=true" : "");
-    const cv::Mat out = otsu_through_frame (el, yuv_buffer (rgb, format, pad), format, rgb.cols, rgb.rows, &meta,
-        &message);
-    ASSERT_FALSE (out.empty ()) << where << " " << el;
-    EXPECT_EQ (compare (out, expected).differing, 0) << where << " " << el << " threshold " << t;
-    EXPECT_EQ (meta, t) << where << " " << el;
-    EXPECT_EQ (message, t) << where << " " << el;
-  }
-  cv::Mat unused;
-  const int t = opencv_otsu (y, unused, false);
-  int meta = -3;
-  const cv::Mat out = otsu_through_frame (element + " mode=threshold-only", yuv_buffer (rgb, format, pad), format,
-      rgb.cols, rgb.rows, &meta);
-  ASSERT_FALSE (out.empty ()) << where << " threshold-only";
-  EXPECT_EQ (compare (out, y).differing, 0) << where << " threshold-only";
-  EXPECT_EQ (meta, t) << where << " threshold-only";
+  check_otsu ("cudaotsu backend=cpu", two, "two levels");
 }
 
 /* sudoku (558x563: chroma rows round up) and coins (384x303), whole, and

@@ -7,6 +7,8 @@
  * luma plane. */
 #include "../common/canny_util.h"
 #include "../common/harness.h"
+#include "../common/otsu_util.h"
+#include "../common/video_frames.h"
 
 #include "../../cpu/canny_cpu.h"
 #include "../../cuda/canny/canny_math.h"
@@ -22,13 +24,6 @@
 using namespace cvtest;
 
 /* ------------------------------------------------------------ helpers */
-
-static int
-otsu_value (const cv::Mat & gray)
-{
-  cv::Mat unused;
-  return (int) cv::threshold (gray, unused, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
-}
 
 static std::string
 cpu_element (const CannyCase & c, const std::string & extra = "")
@@ -159,7 +154,7 @@ TEST (CannyCpu, AutomaticThresholds)
   frames.push_back (cv::Mat (20, 30, CV_8UC1, cv::Scalar (77)));
   for (size_t i = 0; i < frames.size (); i++) {
     const cv::Mat & f = frames[i];
-    const int median = sorted_median (f), otsu = otsu_value (f);
+    const int median = sorted_median (f), otsu = opencv_otsu_threshold (f);
     EXPECT_EQ (cudavision::cpu::median_u8 ({ f.data, f.step, f.cols, f.rows }), median) << i;
     for (const CannyCase & c : { CannyCase { 3, false, 0, 0 }, CannyCase { 7, true, 0, 0 } }) {
       /* the fixed thresholds are ignored in the automatic modes */
@@ -175,7 +170,7 @@ TEST (CannyCpu, AutomaticThresholds)
   }
   /* the modes differ on a real image (the test can fail) */
   const cv::Mat f = frames[0];
-  EXPECT_NE (sorted_median (f), otsu_value (f));
+  EXPECT_NE (sorted_median (f), opencv_otsu_threshold (f));
   EXPECT_GT (compare (through ("cudacanny backend=cpu auto-threshold=median", f),
                  through ("cudacanny backend=cpu auto-threshold=otsu", f)).differing, 0);
 }
@@ -185,7 +180,7 @@ TEST (CannyCpu, AutomaticThresholds)
 TEST (CannyCpu, OtsuMetaGivesTheThreshold)
 {
   const cv::Mat f = to_gray (load_rgb (data_path ("coins.png")));
-  const int own = otsu_value (f), other = own > 100 ? own - 60 : own + 60;
+  const int own = opencv_otsu_threshold (f), other = other_threshold (own);
   const std::string caps = caps_string (GST_VIDEO_FORMAT_GRAY8, f.cols, f.rows);
   auto with_meta = [&] (const char *element) {
     return run_harness_mat (element, caps, caps, gray_buffer_with_otsu_meta (f, other));
@@ -208,22 +203,6 @@ TEST (CannyCpu, OtsuMetaGivesTheThreshold)
 
 /* ------------------------------------------------------------ YUV */
 
-/* A frame of `format` made by rgb_to_buffer, rows padded by `pad` bytes
- * when > 0. */
-static GstBuffer *
-yuv_buffer (const cv::Mat & rgb, GstVideoFormat format, int pad)
-{
-  GstBuffer *b = rgb_to_buffer (rgb, format);
-  return pad > 0 ? with_row_padding (b, format, rgb.cols, rgb.rows, pad) : b;
-}
-
-/* `element` on one frame of `format` (buffer `in`, taken): its GRAY8. */
-static cv::Mat
-luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format, int w, int h)
-{
-  return run_harness_mat (element, caps_string (format, w, h), caps_string (GST_VIDEO_FORMAT_GRAY8, w, h), in);
-}
-
 /* NV12 and I420 (photographs, and one fitted to 321x239: chroma 161x120;
  * rows unpadded and padded by an odd number of bytes): the edges are
  * cv::Canny's of the luma plane (what rgb_to_buffer wrote: OpenCV's
@@ -231,22 +210,17 @@ luma_through (const std::string & element, GstBuffer * in, GstVideoFormat format
  * automatic thresholds. */
 TEST (CannyCpu, Nv12AndI420LumaMatchesOpenCV)
 {
-  std::vector<std::pair<std::string, cv::Mat>> frames;
-  for (const char *name : { "building.jpg", "astronaut.png" })
-    frames.emplace_back (name, load_rgb (data_path (name)));
-  frames.emplace_back ("building.jpg at 321x239", fit_picture (frames[0].second, { 321, 239 }));
-  const CannyCase cases[] = { { 3, false, 50, 150 }, { 3, true, 50, 150 }, { 5, true, 30, 90 },
-    { 7, false, 120, 300 } };
+  const std::vector<CannyCase> cases = yuv_canny_cases ();
   int runs = 0;
-  for (const auto & [name, rgb] : frames) {
+  for (const auto & [name, rgb] : yuv_pictures ()) {
     const int w = rgb.cols, h = rgb.rows;
     for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
       const cv::Mat y = expected_gray (rgb, f);
-      const int otsu = otsu_value (y), median = sorted_median (y);
+      const int otsu = opencv_otsu_threshold (y), median = sorted_median (y);
       for (int pad : { 0, 7 }) {
         const std::string what = name + " " + gst_video_format_to_string (f) + (pad ? " pad 7" : "");
         for (const CannyCase & c : cases) {
-          const cv::Mat out = luma_through (cpu_element (c), yuv_buffer (rgb, f, pad), f, w, h);
+          const cv::Mat out = luma_through (cpu_element (c), frame_buffer (rgb, f, pad), f, w, h);
           ASSERT_FALSE (out.empty ()) << what << " " << canny_props (c);
           EXPECT_EQ (compare (out, opencv_canny (y, c)).differing, 0) << what << " " << canny_props (c);
           if (!pad) { /* the model's input is the same luma either way */
@@ -255,16 +229,16 @@ TEST (CannyCpu, Nv12AndI420LumaMatchesOpenCV)
           runs++;
         }
         const CannyCase c = cases[0];
-        const cv::Mat blurred = luma_through (cpu_element (c, "blur-sigma=1.5"), yuv_buffer (rgb, f, pad), f, w, h);
+        const cv::Mat blurred = luma_through (cpu_element (c, "blur-sigma=1.5"), frame_buffer (rgb, f, pad), f, w, h);
         EXPECT_EQ (compare (blurred, opencv_canny (y, c, 1.5)).differing, 0) << what << " blur-sigma=1.5";
         /* the fixed thresholds are ignored in the automatic modes */
         const CannyCase l2 { 3, true, 1, 2 };
         const cv::Mat by_otsu =
-            luma_through (cpu_element (l2, "auto-threshold=otsu"), yuv_buffer (rgb, f, pad), f, w, h);
+            luma_through (cpu_element (l2, "auto-threshold=otsu"), frame_buffer (rgb, f, pad), f, w, h);
         EXPECT_EQ (compare (by_otsu, opencv_canny (y, { 3, true, otsu / 2.0, (double) otsu })).differing, 0)
             << what << " auto-threshold=otsu " << otsu;
         const cv::Mat by_median =
-            luma_through (cpu_element (cases[0], "auto-threshold=median"), yuv_buffer (rgb, f, pad), f, w, h);
+            luma_through (cpu_element (cases[0], "auto-threshold=median"), frame_buffer (rgb, f, pad), f, w, h);
         EXPECT_EQ (compare (by_median, opencv_canny (y, { 3, false, median / 2.0, (double) median })).differing, 0)
             << what << " auto-threshold=median " << median;
       }
@@ -294,7 +268,7 @@ TEST (CannyCpu, Nv12OtsuMetaAndChain)
 {
   const cv::Mat rgb = load_rgb (data_path ("coins.png"));
   const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
-  const int own = otsu_value (y), other = own > 100 ? own - 60 : own + 60;
+  const int own = opencv_otsu_threshold (y), other = other_threshold (own);
   GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
   gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
   const cv::Mat by_meta = luma_through ("cudacanny backend=cpu auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12,
@@ -311,7 +285,7 @@ TEST (CannyCpu, Nv12OtsuMetaAndChain)
   ASSERT_EQ (luma.size (), 1u);
   ASSERT_EQ (edges.size (), 1u);
   ASSERT_EQ (luma[0].type (), CV_8UC1);
-  const int t = otsu_value (luma[0]);
+  const int t = opencv_otsu_threshold (luma[0]);
   EXPECT_EQ (compare (edges[0], opencv_canny (luma[0], { 3, true, t / 2.0, (double) t })).differing, 0);
 }
 

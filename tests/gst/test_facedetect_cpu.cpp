@@ -30,24 +30,6 @@ using namespace cvtest;
 static const GstVideoFormat kColour[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx };
 
-/* The luma the element is to search, from the input's own bytes: the Y
- * plane of NV12 and I420 as it lies, cv::cvtColor's RGB2GRAY of the R, G
- * and B bytes of packed RGB (wherever the layout has them). */
-static cv::Mat
-input_luma (const std::vector<cv::Mat> & planes, const GstVideoInfo * info)
-{
-  const GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
-  if (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420 || f == GST_VIDEO_FORMAT_GRAY8)
-    return planes[0];
-  cv::Mat rgb (info->height, info->width, CV_8UC3), gray;
-  const int from_to[] = { (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R), 0,
-    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G), 1,
-    (int) GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B), 2 };
-  cv::mixChannels (&planes[0], 1, &rgb, 1, from_to, 3);
-  cv::cvtColor (rgb, gray, cv::COLOR_RGB2GRAY);
-  return gray;
-}
-
 /* One frame `in` of `caps` through "cudafacedetect backend=cpu `props`":
  * its faces are OpenCV's on the luma of the input's own bytes (`faces` of
  * them: a frame without any would prove nothing), and every plane of the
@@ -58,11 +40,9 @@ static void
 check_faces_and_boxes (const std::string & props, GstBuffer * in, const std::string & caps, guint32 argb,
     size_t faces, bool drawn = true, int min_neighbors = 3)
 {
-  const GstVideoInfo info = video_info (caps);
-  GstCaps *c = gst_caps_from_string (caps.c_str ());
-  const std::vector<cv::Mat> in_planes = buffer_planes (in, c);
-  gst_caps_unref (c);
-  const std::vector<cv::Rect> ref = opencv_faces (input_luma (in_planes, &info), kDefaultCascade, 1.1, min_neighbors);
+  const GstVideoInfo info = caps_info (caps);
+  const std::vector<cv::Mat> in_planes = caps_planes (in, caps);
+  const std::vector<cv::Rect> ref = opencv_faces (frame_luma (in_planes, &info), kDefaultCascade, 1.1, min_neighbors);
   if (ref.size () != faces) {
     gst_buffer_unref (in);
     FAIL () << "OpenCV found " << rects_str (ref) << ", the test expects " << faces;
@@ -76,6 +56,22 @@ check_faces_and_boxes (const std::string & props, GstBuffer * in, const std::str
 
 /* The portraits, each with one face. */
 static const char *kPortraits[] = { "astronaut.png", "grace_hopper.jpg" };
+
+/* Each portrait in each of `formats`: its face and the box around it in
+ * the default colour, and with draw=false its face and every byte kept. */
+static void
+check_portraits_in (std::initializer_list<GstVideoFormat> formats)
+{
+  for (const char *name : kPortraits) {
+    const cv::Mat rgb = load_rgb (data_path (name));
+    for (GstVideoFormat f : formats) {
+      SCOPED_TRACE (std::string (name) + " " + gst_video_format_to_string (f));
+      const std::string caps = caps_string (f, rgb.cols, rgb.rows);
+      check_faces_and_boxes ("", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1);
+      check_faces_and_boxes ("draw=false", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1, false);
+    }
+  }
+}
 
 /* The face of each portrait, on every input format, as OpenCV finds it. */
 TEST (FaceDetectCpu, PortraitsMatchOpenCV)
@@ -437,15 +433,7 @@ TEST (FaceDetectCpu, RunsInAPipeline)
 TEST (FaceDetectCpu, Yuv420InputsSearchTheirYPlane)
 {
   REQUIRE_CASCADES ();
-  for (const char *name : kPortraits) {
-    const cv::Mat rgb = load_rgb (data_path (name));
-    for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
-      SCOPED_TRACE (std::string (name) + " " + gst_video_format_to_string (f));
-      const std::string caps = caps_string (f, rgb.cols, rgb.rows);
-      check_faces_and_boxes ("", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1);
-      check_faces_and_boxes ("draw=false", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1, false);
-    }
-  }
+  check_portraits_in ({ GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 });
 }
 
 /* Odd sizes (the last chroma column and row cover one luma column and
@@ -460,10 +448,8 @@ TEST (FaceDetectCpu, Yuv420OddSizesAndPaddedRows)
     SCOPED_TRACE (gst_video_format_to_string (f));
     const std::string caps = caps_string (f, odd.cols, odd.rows);
     check_faces_and_boxes ("", rgb_to_buffer (odd, f), caps, cudavision::kFaceBoxColor, 1);
-    check_faces_and_boxes ("", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7), caps,
-        cudavision::kFaceBoxColor, 1);
-    check_faces_and_boxes ("draw=false", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7), caps,
-        cudavision::kFaceBoxColor, 1, false);
+    check_faces_and_boxes ("", frame_buffer (odd, f, 7), caps, cudavision::kFaceBoxColor, 1);
+    check_faces_and_boxes ("draw=false", frame_buffer (odd, f, 7), caps, cudavision::kFaceBoxColor, 1, false);
     /* Boxes on the last column and row: with min-neighbors=0 every raw
      * window is a face, and in this crop around the face some end at the
      * frame's right and bottom edges, which the last chroma column and
@@ -471,9 +457,7 @@ TEST (FaceDetectCpu, Yuv420OddSizesAndPaddedRows)
     const cv::Mat corner = astro (cv::Rect (150, 58, 117, 107)).clone ();
     GstBuffer *in = rgb_to_buffer (corner, f);
     const std::string corner_caps = caps_string (f, corner.cols, corner.rows);
-    GstCaps *c = gst_caps_from_string (corner_caps.c_str ());
-    const std::vector<cv::Rect> raw = opencv_faces (buffer_planes (in, c)[0], kDefaultCascade, 1.1, 0);
-    gst_caps_unref (c);
+    const std::vector<cv::Rect> raw = opencv_faces (caps_planes (in, corner_caps)[0], kDefaultCascade, 1.1, 0);
     const bool reaches = std::any_of (raw.begin (), raw.end (), [&] (const cv::Rect & r) {
       return r.x + r.width == corner.cols && r.y + r.height == corner.rows;
     });
@@ -490,22 +474,14 @@ TEST (FaceDetectCpu, Yuv420OddSizesAndPaddedRows)
 TEST (FaceDetectCpu, RgbAndBgrInputs)
 {
   REQUIRE_CASCADES ();
-  for (const char *name : kPortraits) {
-    const cv::Mat rgb = load_rgb (data_path (name));
-    for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR }) {
-      SCOPED_TRACE (std::string (name) + " " + gst_video_format_to_string (f));
-      const std::string caps = caps_string (f, rgb.cols, rgb.rows);
-      check_faces_and_boxes ("", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1);
-      check_faces_and_boxes ("draw=false", rgb_to_buffer (rgb, f), caps, cudavision::kFaceBoxColor, 1, false);
-    }
-  }
+  check_portraits_in ({ GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR });
   /* an odd width with rows padded by an odd number of bytes: no row
    * starts on a word */
   const cv::Mat odd = load_rgb (data_path ("astronaut.png")) (cv::Rect (0, 0, 511, 509)).clone ();
   for (GstVideoFormat f : { GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR }) {
     SCOPED_TRACE (std::string ("511x509 padded ") + gst_video_format_to_string (f));
-    check_faces_and_boxes ("", with_row_padding (rgb_to_buffer (odd, f), f, odd.cols, odd.rows, 7),
-        caps_string (f, odd.cols, odd.rows), cudavision::kFaceBoxColor, 1);
+    check_faces_and_boxes ("", frame_buffer (odd, f, 7), caps_string (f, odd.cols, odd.rows), cudavision::kFaceBoxColor,
+        1);
   }
 }
 
@@ -573,7 +549,7 @@ TEST (FaceDetectCpu, YuvColourFollowsTheColorimetry)
       if (k.colorimetry)
         caps += std::string (",colorimetry=(string)") + k.colorimetry;
       SCOPED_TRACE (caps);
-      const GstVideoInfo info = video_info (caps);
+      const GstVideoInfo info = caps_info (caps);
       EXPECT_EQ (overlay_color_bytes (&info, 0xffff0000u), k.yuv);
       check_faces_and_boxes ("color=0xffff0000", rgb_to_buffer (rgb, f), caps, 0xffff0000u, 1);
     }
@@ -601,7 +577,7 @@ TEST (FaceDetectCpu, DropInForFacedetectOnRgbAndBgr)
   ASSERT_EQ (out.size (), 1u);
   const std::vector<cv::Rect> ref = opencv_faces (to_gray (rgb));
   ASSERT_EQ (ref.size (), 1u);
-  const GstVideoInfo info = video_info (caps_string (GST_VIDEO_FORMAT_RGB, rgb.cols, rgb.rows));
+  const GstVideoInfo info = caps_info (caps_string (GST_VIDEO_FORMAT_RGB, rgb.cols, rgb.rows));
   EXPECT_TRUE (overlay_matches ({ rgb }, out, &info, cudavision::kFaceBoxColor, box_pixels (ref, rgb.cols, rgb.rows)));
 }
 
@@ -665,10 +641,10 @@ TEST (FaceDetectCpu, RenegotiatesMidStream)
     SCOPED_TRACE ("frame " + std::to_string (i) + ": " + caps);
     gst_harness_set_src_caps_str (h, caps.c_str ());
     GstBuffer *in = rgb_to_buffer (*s.rgb, s.format);
-    const GstVideoInfo info = video_info (caps);
+    const GstVideoInfo info = caps_info (caps);
     GstCaps *c = gst_caps_from_string (caps.c_str ());
     const std::vector<cv::Mat> in_planes = buffer_planes (in, c);
-    const std::vector<cv::Rect> ref = opencv_faces (input_luma (in_planes, &info));
+    const std::vector<cv::Rect> ref = opencv_faces (frame_luma (in_planes, &info));
     EXPECT_EQ (ref.size (), 1u) << rects_str (ref);
     GstBuffer *out = gst_harness_push_and_pull (h, in);
     if (!out) {

@@ -36,21 +36,6 @@ detect_params (CornerMethod m, int block, int aperture, double quality, double m
   return p;
 }
 
-/* An input frame: `rgb` in `format`, its rows padded by `pad` bytes. */
-struct FrameCase {
-  std::string what;
-  cv::Mat rgb;
-  GstVideoFormat format;
-  int pad = 0;
-};
-
-std::string
-describe (const FrameCase & c)
-{
-  return c.what + " " + gst_video_format_to_string (c.format) + " " + std::to_string (c.rgb.cols) + "x" +
-      std::to_string (c.rgb.rows) + (c.pad ? " rows padded by " + std::to_string (c.pad) : "");
-}
-
 const cv::Mat &
 picture (const char *name)
 {
@@ -86,19 +71,16 @@ void
 check_corners_and_marks (const std::string & props, const FrameCase & c, guint32 argb, bool drawn)
 {
   SCOPED_TRACE (describe (c) + ": " + props);
-  const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
-  const GstVideoInfo info = caps_info (caps);
-  GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
-  const std::vector<cv::Mat> in_planes = caps_planes (in, caps);
-  const std::vector<Corner> ref = opencv_corners (frame_luma (in_planes, &info), CornerDetectParams ());
+  const CaseInput in = case_input (c);
+  const std::vector<Corner> ref = opencv_corners (in.luma, CornerDetectParams ());
   /* the frames have corners: a list or a drawing that lost them shows */
   EXPECT_GT (ref.size (), 50u);
-  const HarrisRun r = run_harris ("cudaharris backend=cpu " + props, caps, caps, in);
+  const HarrisRun r = run_harris ("cudaharris backend=cpu " + props, in.caps, in.caps, in.buffer);
   ASSERT_TRUE (r.ok);
   ASSERT_TRUE (r.has_meta);
   EXPECT_EQ (diff_corner_lists (r.corners, ref), "");
-  EXPECT_TRUE (overlay_matches (in_planes, r.planes, &info, argb,
-      drawn ? corner_mark_pixels (ref, info.width, info.height) : std::vector<cv::Point> ()));
+  EXPECT_TRUE (overlay_matches (in.planes, r.planes, &in.info, argb,
+      drawn ? corner_mark_pixels (ref, in.info.width, in.info.height) : std::vector<cv::Point> ()));
 }
 
 }  // namespace
@@ -395,23 +377,22 @@ TEST (HarrisCpu, YuvResponseIsTheYPlanes)
 {
   for (const FrameCase & c : yuv_cases ()) {
     SCOPED_TRACE (describe (c));
-    const std::string caps = caps_string (c.format, c.rgb.cols, c.rgb.rows);
+    const CaseInput in = case_input (c);
     const std::string gray_caps = caps_string (GST_VIDEO_FORMAT_GRAY8, c.rgb.cols, c.rgb.rows);
-    const GstVideoInfo info = caps_info (caps), gray_info = caps_info (gray_caps);
-    GstBuffer *in = frame_buffer (c.rgb, c.format, c.pad);
-    const cv::Mat y = frame_luma (caps_planes (in, caps), &info);
-    const cv::Mat want = opencv_normalized_response (y, cudavision::CornerParams ());
+    const GstVideoInfo gray_info = caps_info (gray_caps);
+    const cv::Mat want = opencv_normalized_response (in.luma, cudavision::CornerParams ());
     EXPECT_GT (cv::countNonZero (want), 100);
-    const HarrisRun r = run_harris ("cudaharris backend=cpu output=response", caps, gray_caps, gst_buffer_ref (in));
+    const HarrisRun r = run_harris ("cudaharris backend=cpu output=response", in.caps, gray_caps,
+        gst_buffer_ref (in.buffer));
     ASSERT_TRUE (r.ok);
     ASSERT_EQ (r.planes.size (), 1u);
     EXPECT_EQ (compare (r.planes[0], want).differing, 0);
-    EXPECT_EQ (diff_corner_lists (r.corners, opencv_corners (y, CornerDetectParams ())), "");
-    const HarrisRun d = run_harris ("cudaharris backend=cpu output=response draw=true color=0xff20c0ff", caps,
-        gray_caps, in);
+    EXPECT_EQ (diff_corner_lists (r.corners, opencv_corners (in.luma, CornerDetectParams ())), "");
+    const HarrisRun d = run_harris ("cudaharris backend=cpu output=response draw=true color=0xff20c0ff", in.caps,
+        gray_caps, in.buffer);
     ASSERT_TRUE (d.ok);
     EXPECT_TRUE (overlay_matches ({ want }, d.planes, &gray_info, 0xff20c0ffu,
-        corner_mark_pixels (d.corners, info.width, info.height)));
+        corner_mark_pixels (d.corners, in.info.width, in.info.height)));
   }
 }
 

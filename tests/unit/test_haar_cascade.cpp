@@ -10,28 +10,26 @@
  * opencv-data's cascades. */
 #include "../../cuda/face/haar_cascade.h"
 #include "../../cuda/face/cascade_xml.h"
+#include "../common/hostile_paths.h"
 #include "../common/temp_file.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <filesystem>
-#include <functional>
-#include <mutex>
-#include <random>
-#include <thread>
 
 using namespace cudavision;
+using cvtest::as_nobody;
+using cvtest::read_fifo_released;
 using cvtest::read_text;
+using cvtest::seconds_taken;
+using cvtest::sparse_file;
+using cvtest::TempDir;
 using cvtest::TempFile;
 
 namespace {
@@ -303,24 +301,6 @@ TEST (HaarCascade, FileErrors)
 
 namespace {
 
-/* A fresh directory under the system temp dir, removed at the end. */
-struct TempDir {
-  std::filesystem::path path;
-  TempDir ()
-  {
-    std::random_device rd;
-    path = std::filesystem::temp_directory_path () /
-        ("cudavision-haar-" + std::to_string (getpid ()) + "-" + std::to_string (rd ()));
-    std::filesystem::create_directories (path);
-  }
-  ~TempDir ()
-  {
-    std::error_code ec;
-    std::filesystem::remove_all (path, ec);
-  }
-  std::string operator/ (const std::string & name) const { return (path / name).string (); }
-};
-
 struct Refusal {
   bool refused = false;
   std::string error;
@@ -333,69 +313,8 @@ load (const std::string & path)
 {
   Refusal r;
   HaarCascade c;
-  const auto t0 = std::chrono::steady_clock::now ();
-  r.refused = !load_haar_cascade (path, &c, &r.error, &r.kind);
-  r.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  r.seconds = seconds_taken ([&] { r.refused = !load_haar_cascade (path, &c, &r.error, &r.kind); });
   return r;
-}
-
-/* Runs `fn` on a FIFO. A reader that blocks on it (open() without
- * O_NONBLOCK waits for a writer) is released after 2 s by opening the
- * FIFO for writing, so that such a reader fails the test instead of
- * hanging it. */
-Refusal
-load_fifo (const std::string & fifo, const std::function<Refusal ()> & fn)
-{
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread rescue ([&] {
-    std::unique_lock<std::mutex> lock (m);
-    if (cv.wait_for (lock, std::chrono::seconds (2), [&] { return done; }))
-      return;
-    const int fd = open (fifo.c_str (), O_WRONLY | O_NONBLOCK);
-    if (fd >= 0)
-      close (fd);
-  });
-  const Refusal r = fn ();
-  {
-    std::lock_guard<std::mutex> lock (m);
-    done = true;
-  }
-  cv.notify_all ();
-  rescue.join ();
-  return r;
-}
-
-/* `fn`'s error as an unprivileged user: in a child process that, when
- * root, becomes nobody (root reads any file, so a chmod 000 file shows
- * EACCES only so). Empty when that is impossible. */
-std::string
-error_as_nobody (const std::function<std::string ()> & fn)
-{
-  int fds[2];
-  if (pipe (fds) != 0)
-    return "";
-  const pid_t pid = fork ();
-  if (pid == 0) {
-    close (fds[0]);
-    if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
-      _exit (2);
-    const std::string e = fn ();
-    if (write (fds[1], e.data (), e.size ()) < 0)
-      _exit (3);
-    _exit (0);
-  }
-  close (fds[1]);
-  std::string out;
-  char buf[512];
-  ssize_t n;
-  while ((n = read (fds[0], buf, sizeof buf)) > 0)
-    out.append (buf, (size_t) n);
-  close (fds[0]);
-  int status = 0;
-  waitpid (pid, &status, 0);
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? out : "";
 }
 
 }  // namespace
@@ -430,7 +349,7 @@ TEST (HaarCascade, OnlyRegularFilesAreRead)
     EXPECT_LT (r.seconds, 0.5) << k.path;
   }
   const std::string fifo = dir / "fifo.xml";
-  const Refusal r = load_fifo (fifo, [&] { return load (fifo); });
+  const Refusal r = read_fifo_released (fifo, [&] { return load (fifo); });
   EXPECT_TRUE (r.refused);
   EXPECT_NE (r.error.find (fifo + ": is a FIFO (named pipe), not a regular file"), std::string::npos) << r.error;
   EXPECT_LT (r.seconds, 0.5) << "opening the FIFO blocked";
@@ -441,13 +360,7 @@ TEST (HaarCascade, FileOverTheLimitIsRefused)
 {
   TempDir dir;
   const std::string big = dir / "big.xml";
-  {
-    const int fd = open (big.c_str (), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ASSERT_GE (fd, 0);
-    ASSERT_EQ (write (fd, "<?xml", 5), 5);
-    ASSERT_EQ (ftruncate (fd, (off_t) kHaarMaxFileBytes + 1), 0);
-    close (fd);
-  }
+  ASSERT_NO_FATAL_FAILURE (sparse_file (big, "<?xml", (off_t) kHaarMaxFileBytes + 1));
   const Refusal r = load (big);
   EXPECT_TRUE (r.refused);
   EXPECT_EQ (r.kind, HaarLoadError::Io);
@@ -460,7 +373,7 @@ TEST (HaarCascade, UnreadableFileSaysPermissionDenied)
 {
   TempFile f ("unreadable.xml", "<?xml version=\"1.0\"?>\n");
   ASSERT_EQ (chmod (f.path.c_str (), 0), 0);
-  const std::string err = error_as_nobody ([&] { return load (f.path).error; });
+  const std::string err = as_nobody ([&] { return load (f.path).error; });
   if (err.empty ())
     GTEST_SKIP () << "cannot run as an unprivileged user here";
   EXPECT_NE (err.find (f.path + ": cannot open: permission denied"), std::string::npos) << err;

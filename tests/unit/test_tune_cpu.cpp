@@ -18,6 +18,7 @@
 #include "../../cuda/harris/harris.h"
 #include "../../cuda/otsu/otsu.h"
 
+#include "../common/temp_file.h"
 #include "../common/tune_tool.h"
 
 #include <gtest/gtest.h>
@@ -38,6 +39,7 @@ using cudavision::DeviceDescription;
 using cudavision::KernelResources;
 using cudavision::KernelTraits;
 using cudavision::TuningTable;
+using cvtest::TempDir;
 namespace fs = std::filesystem;
 
 namespace cudavision {
@@ -72,22 +74,6 @@ contains (const std::vector<BlockShape> & v, BlockShape b)
 {
   return std::find (v.begin (), v.end (), b) != v.end ();
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir ()
-  {
-    std::random_device rd;
-    path = fs::temp_directory_path () /
-        ("cvtune-test-" + std::to_string (rd ()) + std::to_string (std::chrono::steady_clock::now ().time_since_epoch ().count ()));
-    fs::create_directories (path);
-  }
-  ~TempDir ()
-  {
-    std::error_code ec;
-    fs::remove_all (path, ec);
-  }
-};
 
 std::string
 slurp (const fs::path & p)

@@ -4,27 +4,26 @@
  * files and lines. */
 #include "../../cuda/common/file_read.h"
 #include "../../cuda/policy/tuning_table.h"
+#include "../common/hostile_paths.h"
+#include "../common/temp_file.h"
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <mutex>
-#include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 
 using namespace cudavision;
+using cvtest::as_nobody;
+using cvtest::read_fifo_released;
+using cvtest::seconds_taken;
+using cvtest::sparse_file;
+using cvtest::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -69,23 +68,6 @@ sample ()
 }
 
 /* A fresh directory under the system temp dir, removed at the end. */
-struct TempDir {
-  fs::path path;
-  TempDir ()
-  {
-    std::random_device rd;
-    path = fs::temp_directory_path () /
-        ("cudavision-test-" + std::to_string (rd ()) + "-" +
-            std::to_string (std::chrono::steady_clock::now ().time_since_epoch ().count ()));
-    fs::create_directories (path);
-  }
-  ~TempDir ()
-  {
-    std::error_code ec;
-    fs::remove_all (path, ec);
-  }
-};
-
 std::string
 parse_error (const std::string & text)
 {
@@ -298,80 +280,8 @@ load_table (const std::string & path)
 {
   Loaded l;
   TuningTable t;
-  const auto t0 = std::chrono::steady_clock::now ();
-  l.ok = t.load (path, &l.error, &l.missing);
-  l.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  l.seconds = seconds_taken ([&] { l.ok = t.load (path, &l.error, &l.missing); });
   return l;
-}
-
-/* A file of `size` bytes that starts with `head`, the rest a hole (no
- * disk space, no time to write). */
-void
-sparse_file (const std::string & path, const std::string & head, off_t size)
-{
-  const int fd = open (path.c_str (), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ASSERT_GE (fd, 0);
-  ASSERT_EQ (write (fd, head.data (), head.size ()), (ssize_t) head.size ());
-  ASSERT_EQ (ftruncate (fd, size), 0);
-  close (fd);
-}
-
-/* Runs `fn` on a FIFO; a reader that blocks in open() (one without
- * O_NONBLOCK waits for a writer) is released after 2 s by a writer, so
- * that it fails the test instead of hanging it. */
-Loaded
-load_fifo (const std::string & fifo, const std::function<Loaded ()> & fn)
-{
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread rescue ([&] {
-    std::unique_lock<std::mutex> lock (m);
-    if (cv.wait_for (lock, std::chrono::seconds (2), [&] { return done; }))
-      return;
-    const int fd = open (fifo.c_str (), O_WRONLY | O_NONBLOCK);
-    if (fd >= 0)
-      close (fd);
-  });
-  const Loaded l = fn ();
-  {
-    std::lock_guard<std::mutex> lock (m);
-    done = true;
-  }
-  cv.notify_all ();
-  rescue.join ();
-  return l;
-}
-
-/* `fn`'s result as an unprivileged user, in a child process that drops
- * root (root reads a chmod 000 file; CI runs as root). Empty when that
- * is impossible. */
-std::string
-as_nobody (const std::function<std::string ()> & fn)
-{
-  int fds[2];
-  if (pipe (fds) != 0)
-    return "";
-  const pid_t pid = fork ();
-  if (pid == 0) {
-    close (fds[0]);
-    if (geteuid () == 0 && (setgid (65534) != 0 || setuid (65534) != 0))
-      _exit (2);
-    const std::string e = fn ();
-    if (write (fds[1], e.data (), e.size ()) < 0)
-      _exit (3);
-    _exit (0);
-  }
-  close (fds[1]);
-  std::string out;
-  char buf[512];
-  ssize_t n;
-  while ((n = read (fds[0], buf, sizeof buf)) > 0)
-    out.append (buf, (size_t) n);
-  close (fds[0]);
-  int status = 0;
-  waitpid (pid, &status, 0);
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0 ? out : "";
 }
 
 }  // namespace
@@ -408,7 +318,7 @@ TEST (TuningTable, OnlyRegularFilesAreRead)
     EXPECT_EQ (l.missing, k.path.find ("none.tsv") != std::string::npos) << k.path;
     EXPECT_LT (l.seconds, 0.5) << k.path;
   }
-  const Loaded l = load_fifo (fifo, [&] { return load_table (fifo); });
+  const Loaded l = read_fifo_released (fifo, [&] { return load_table (fifo); });
   EXPECT_FALSE (l.ok);
   EXPECT_EQ (l.error, fifo + ": is a FIFO (named pipe), not a regular file");
   EXPECT_LT (l.seconds, 0.5) << "opening the FIFO blocked";

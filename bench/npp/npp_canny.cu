@@ -14,11 +14,11 @@
 #include <string>
 
 int
-main ()
+main (int argc, char **argv)
 {
   nppbench::Session session;
   const NppStreamContext & ctx = session.ctx;
-  for (auto f : nppbench::kSizes) {
+  for (auto f : nppbench::sizes (argc, argv)) {
     const int p = f.w;
     const size_t b = (size_t) p * f.h;
     const int n = cvbench::rotation_count (2 * b);

@@ -10,7 +10,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace nppbench {
 
@@ -57,7 +59,36 @@ struct Session {
 struct Frame {
   int w, h;
 };
-static const Frame kSizes[] = { { 1920, 1080 }, { 3840, 2160 } };
+
+/* The sizes a baseline measures: `--sizes WxH,...` (bench/npp/run.sh passes
+ * its own on), by default cudavision-bench-kernels' default list, so that
+ * both sides of a comparison cover the same sizes. Anything else on the
+ * command line, or a malformed size, ends the program with its usage. */
+inline std::vector<Frame>
+sizes (int argc, char **argv)
+{
+  std::string list = "1280x720,1920x1080,3840x2160";
+  bool ok = argc == 1;
+  if (argc == 3 && std::string (argv[1]) == "--sizes") {
+    list = argv[2];
+    ok = true;
+  }
+  std::vector<Frame> out;
+  std::stringstream ss (list);
+  std::string item;
+  while (ok && std::getline (ss, item, ',')) {
+    Frame f {};
+    char extra = 0;
+    ok = std::sscanf (item.c_str (), "%dx%d%c", &f.w, &f.h, &extra) == 2 && f.w > 0 && f.h > 0 && f.w <= 16384 &&
+        f.h <= 16384;
+    out.push_back (f);
+  }
+  if (!ok || out.empty ()) {
+    std::fprintf (stderr, "usage: %s [--sizes WxH,...] (default %s)\n", argv[0], "1280x720,1920x1080,3840x2160");
+    std::exit (2);
+  }
+  return out;
+}
 
 inline void
 print_row (const char *name, Frame f, const cvbench::Timing & t)

@@ -1,11 +1,11 @@
 #include "npp_common.h"
 
 int
-main ()
+main (int argc, char **argv)
 {
   nppbench::Session session;
   const NppStreamContext & ctx = session.ctx;
-  for (auto f : nppbench::kSizes) {
+  for (auto f : nppbench::sizes (argc, argv)) {
     const int sp = f.w * 4, dp = f.w;
     const size_t in_b = (size_t) sp * f.h, out_b = (size_t) dp * f.h;
     const int n = cvbench::rotation_count (in_b + out_b);

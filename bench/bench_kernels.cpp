@@ -1,14 +1,20 @@
 /* cudavision-bench-kernels — times each element's kernels with CUDA events
  * (median of --iters launches after warm-up, inputs rotated through a set
  * 3x larger than L2) next to a device-to-device copy measured in the same
- * run, for each block-sizing mode.
+ * run, for each block-sizing mode; and (`chains`) the analysis chains a
+ * camera runs, GPU time per frame beside the sum of their elements'
+ * standalone times.
  *
- *   cudavision-bench-kernels [--sizes 1920x1080,3840x2160] [--iters 200]
- *                            [--table FILE] [--only blur,flow,...]
- * Prints one table row per kernel, size and mode. */
+ *   cudavision-bench-kernels [--sizes 1280x720,1920x1080,3840x2160]
+ *                            [--iters 200] [--table FILE]
+ *                            [--only gray,blur,otsu,harris,canny,flow,chains]
+ * Prints one table row per kernel, size and mode; the chains' rows end
+ * with key=value fields, and a Markdown table of them closes the run.
+ * The default sizes are bench/npp/run.sh's too. */
 #include "bench_util.h"
 #include "canny_frame.h"
 #include "canny_photos.h"
+#include "launch_gate.h"
 
 #include "../cuda/common/device_info.h"
 #include "../cuda/blur/blur.h"
@@ -27,6 +33,7 @@
 #include <cmath>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <cstring>
 #include <gst/gst.h>
@@ -56,12 +63,23 @@ parse_sizes (const std::string & s)
   return out;
 }
 
+/* One chain on one input at one size, for the closing Markdown table. */
+struct ChainRow {
+  std::string chain, input;
+  Size size;
+  std::vector<std::pair<std::string, double>> stages; /* element, standalone median */
+  double sum = 0;
+  Timing frame, pipelined;
+  bool gate_timed_out = false; /* the times of the chain or of an element alone are the host's */
+};
+
 struct Context {
   cudavision::Stream stream;
   cudavision::DeviceDescription dev;
   std::shared_ptr<const cudavision::TuningTable> table;
   int iters = 200;
   std::string only;                           /* --only: comma-separated element names, empty: all */
+  std::vector<ChainRow> chain_rows;            /* the chains' Markdown table, filled as sizes run */
   bool runs (const char *element) const
   {
     return only.empty () || ("," + only + ",").find (std::string (",") + element + ",") != std::string::npos;
@@ -455,10 +473,408 @@ bench_flow (Context & c, Size s, double copy_gbs)
   cur.release ();
 }
 
+/* ----------------------------------------------------------------- chains
+ *
+ * The analysis chains a camera runs, `cudagray ! cudablur ! cudacanny` and
+ * `cudagray ! cudaharris`, with the elements' default properties (cudablur
+ * sigma 1.5, so 11 taps; cudacanny L1, 50 / 150, Sobel 3; cudaharris
+ * blockSize 3, quality 0.01, min distance 10, the frame passed through),
+ * each element run as GstCvBaseFilter's transform_gpu runs it
+ * (gst/gstcvbasefilter.cpp): its own non-blocking stream and
+ * block-sizing=static policy; device frames from pools, each carrying the
+ * event its last user recorded, waited for before the frame is read or
+ * written and recorded after (gst_cv_buffer_wait / gst_cv_buffer_record);
+ * and process_gpu's calls: rgb_to_gray, gaussian_blur with the element's
+ * scratch, canny with a CannyScratch that replays its frame graph
+ * (graphs = true, as cudacanny sets it), CornerDetector::enqueue with the
+ * passthrough copy (its captured graphs). Inputs: RGBA frames of
+ * building.jpg fitted as the Canny rows' photographs (cvtest::fit_picture)
+ * and of the cells frame (canny_frame.h, its grey in R, G and B), rotated
+ * through a set 3x the L2 size like the kernel rows' inputs; between
+ * elements, pools of two frames.
+ *
+ * Rows, per size, input and chain:
+ *  - chain.stage: each element alone, frames back to back on its stream,
+ *    reading what its upstream element left in its pool;
+ *  - chain.sum: the sum of those medians (and of their p10s, their p90s);
+ *  - chain.frame: CUDA events around a frame's whole work, the start on
+ *    the first element's stream, the stop on the last one's, each frame
+ *    queued behind the previous frame's stop (frames do not overlap):
+ *    frame/sum is issue 38's ratio;
+ *  - chain.pipelined: frames queued as a pipeline's streaming thread
+ *    queues them (no gate; between frames only the pools' events;
+ *    cudaharris waits for each frame's list, as with latency-frames=0):
+ *    the span of --iters frames over their number, median (min, max) of
+ *    five runs. Frames overlap across the elements' streams, so this can
+ *    be below the sum; where the host launches slower than the GPU runs,
+ *    it is the host's rate.
+ * stage and frame are timed in batches held behind a LaunchGate
+ * (launch_gate.h) while the host queues them, so that they measure the
+ * GPU, not the host's launch rate. cudaharris then detects with one
+ * CornerDetector per frame of a batch (the element alternates two and
+ * waits for each list: a wait on a held gate), the same kernels and
+ * graphs. */
+
+namespace {
+
+constexpr int kChainBatch = 16;          /* frames queued behind one gate */
+constexpr int kChainWarmBatches = 4;     /* a Harris graph key: runs, runs, is captured, replays */
+constexpr int kChainPipelinedRuns = 5;
+
+/* A device frame of a pool and the event its last user recorded on it. */
+struct PoolFrame {
+  cudavision::DeviceBuffer buf;
+  size_t pitch = 0;
+  cudavision::Event event;
+  bool recorded = false;
+
+  void allocate (Size s, int bytes_per_pixel)
+  {
+    pitch = cudavision::aligned_pitch ((size_t) s.w * bytes_per_pixel);
+    check (buf.allocate (pitch * s.h).err, "pool frame");
+    check (event.create (false).err, "pool event");
+  }
+  cudavision::ConstImage8 src (Size s) const { return { buf.as<const uint8_t> (), pitch, s.w, s.h }; }
+  cudavision::Image8 dst (Size s) const { return { buf.as<uint8_t> (), pitch, s.w, s.h }; }
+  void wait (cudaStream_t st) const
+  {
+    if (recorded)
+      check (cudaStreamWaitEvent (st, event.get (), 0), "wait");
+  }
+  void record (cudaStream_t st)
+  {
+    check (cudaEventRecord (event.get (), st), "record");
+    recorded = true;
+  }
+};
+
+using Pool = std::vector<PoolFrame>;
+
+Pool
+make_pool (size_t n, Size s, int bytes_per_pixel)
+{
+  Pool p (n);
+  for (PoolFrame & f : p)
+    f.allocate (s, bytes_per_pixel);
+  return p;
+}
+
+/* One element: its stream, its policy, its process_gpu. */
+struct ChainElement {
+  const char *name;
+  cudavision::Stream stream;
+  cudavision::LaunchPolicy policy;
+  std::function<void (const PoolFrame & in, PoolFrame & out, int frame)> process;
+
+  /* block-sizing=static loads no tuning table (start_gpu) */
+  ChainElement (const char *n, const Context & c) : name (n), policy (c.dev, BlockSizing::Static)
+  {
+    check (stream.create ().err, "stream");
+  }
+  cudaStream_t s () const { return stream.get (); }
+  /* transform_gpu: wait for the frames' last users, process, record */
+  void run (PoolFrame & in, PoolFrame & out, int frame)
+  {
+    in.wait (s ());
+    out.wait (s ());
+    process (in, out, frame);
+    in.record (s ());
+    out.record (s ());
+  }
+};
+
+/* An element and the pools it reads and writes; frame i takes frame i of
+ * each pool, round. */
+struct Link {
+  ChainElement *element;
+  Pool *in, *out;
+};
+
+void
+run_links (const std::vector<Link> & links, int i)
+{
+  for (const Link & l : links)
+    l.element->run ((*l.in)[i % l.in->size ()], (*l.out)[i % l.out->size ()], i);
+}
+
+/* `frame (i, start, stop)` queues frame i and records the events around
+ * it (null: untimed). kChainWarmBatches batches untimed, then `iters`
+ * frames, each batch queued behind the gate on `head` and released at
+ * once; `drain` waits for a batch and collects what it left. */
+Timing
+time_gated (cvbench::LaunchGate & gate, cudaStream_t head, int iters,
+    const std::function<void (int, cudaEvent_t, cudaEvent_t)> & frame, const std::function<void ()> & drain,
+    bool *timed_out)
+{
+  int i = 0;
+  for (int b = 0; b < kChainWarmBatches; b++) {
+    for (int j = 0; j < kChainBatch; j++)
+      frame (i++, nullptr, nullptr);
+    drain ();
+  }
+  std::vector<cudavision::Event> ev (2 * (size_t) iters);
+  for (auto & e : ev)
+    check (e.create (true).err, "event");
+  for (int done = 0; done < iters;) {
+    check (gate.hold (head), "gate");
+    for (int j = 0; j < kChainBatch && done < iters; j++, done++)
+      frame (i++, ev[2 * done].get (), ev[2 * done + 1].get ());
+    if (!gate.release ())
+      *timed_out = true;
+    drain ();
+  }
+  return event_timing (ev);
+}
+
+/* `frame (i)` for `iters` frames between an event on `head` and one on
+ * `tail`, over their number: median, min and max of the runs. */
+Timing
+time_pipelined (cudaStream_t head, cudaStream_t tail, int iters, const std::function<void (int)> & frame,
+    const std::function<void ()> & drain)
+{
+  int i = 0;
+  for (; i < kChainWarmBatches * kChainBatch; i++)
+    frame (i);
+  drain ();
+  std::vector<double> us;
+  for (int r = 0; r < kChainPipelinedRuns; r++) {
+    cudavision::Event a, b;
+    check (a.create (true).err, "event");
+    check (b.create (true).err, "event");
+    check (cudaEventRecord (a.get (), head), "record");
+    for (int j = 0; j < iters; j++)
+      frame (i++);
+    check (cudaEventRecord (b.get (), tail), "record");
+    drain ();
+    float ms = 0;
+    check (cudaEventElapsedTime (&ms, a.get (), b.get ()), "elapsed");
+    us.push_back (ms * 1000.0 / iters);
+  }
+  std::sort (us.begin (), us.end ());
+  return { us[us.size () / 2], us.front (), us.back () };
+}
+
+struct ChainInput {
+  std::string name;
+  std::vector<uint8_t> rgba; /* rows of w * 4 bytes */
+};
+
+std::vector<ChainInput>
+chain_inputs (Size s)
+{
+  std::vector<ChainInput> inputs;
+  const size_t row = (size_t) s.w * 4;
+  try {
+    const cv::Mat rgb = cvtest::load_rgb (std::string (CUDAVISION_TEST_DATA) + "/building.jpg");
+    cv::Mat rgba;
+    cv::cvtColor (cvtest::fit_picture (rgb, cv::Size (s.w, s.h)), rgba, cv::COLOR_RGB2RGBA);
+    ChainInput in { "building", std::vector<uint8_t> (row * s.h) };
+    for (int y = 0; y < s.h; y++)
+      std::memcpy (&in.rgba[y * row], rgba.ptr (y), row);
+    inputs.push_back (std::move (in));
+  } catch (const std::exception & e) {
+    std::fprintf (stderr, "chains: building.jpg: %s\n", e.what ());
+  }
+  /* R = G = B: cv::cvtColor's weights sum to 1, so the luma is the frame */
+  const std::vector<uint8_t> grey = canny_frame (s.w, s.h, (size_t) s.w);
+  ChainInput cells { "cells", std::vector<uint8_t> (row * s.h) };
+  for (size_t p = 0; p < grey.size (); p++) {
+    cells.rgba[4 * p] = cells.rgba[4 * p + 1] = cells.rgba[4 * p + 2] = grey[p];
+    cells.rgba[4 * p + 3] = 255;
+  }
+  inputs.push_back (std::move (cells));
+  return inputs;
+}
+
+void
+chain_line (const char *kind, Size s, const Timing & t, const std::string & fields)
+{
+  std::printf ("%-16s %5dx%-5d %-16s %9.2f %9.2f %9.2f  %s\n", kind, s.w, s.h, "static", t.median_us, t.p10_us,
+      t.p90_us, fields.c_str ());
+}
+
+std::string
+ratio_text (double r)
+{
+  char b[32];
+  std::snprintf (b, sizeof b, "%.2f", r);
+  return b;
+}
+
+}  // namespace
+
+static void
+bench_chains (Context & c, Size s)
+{
+  cvbench::LaunchGate gate;
+  if (!gate.ok ())
+    std::fprintf (stderr, "chains: no launch gate (mapped pinned memory): frames timed at the host's launch rate\n");
+  for (const ChainInput & input : chain_inputs (s)) {
+    const size_t rgba_bytes = cudavision::aligned_pitch ((size_t) s.w * 4) * s.h;
+    Pool src = make_pool ((size_t) rotation_count (rgba_bytes), s, 4);
+    check (cudaMemcpy2D (src[0].buf.get (), src[0].pitch, input.rgba.data (), (size_t) s.w * 4, (size_t) s.w * 4,
+               s.h, cudaMemcpyHostToDevice), "upload");
+    for (size_t k = 1; k < src.size (); k++)
+      check (cudaMemcpy (src[k].buf.get (), src[0].buf.get (), rgba_bytes, cudaMemcpyDeviceToDevice), "copy");
+    check (cudaDeviceSynchronize (), "sync"); /* the legacy stream's copies, before our streams */
+    Pool gray_out = make_pool (2, s, 1), blur_out = make_pool (2, s, 1), canny_out = make_pool (2, s, 1),
+         harris_out = make_pool (2, s, 1);
+
+    ChainElement gray ("cudagray", c), blur ("cudablur", c), canny ("cudacanny", c), harris ("cudaharris", c);
+    gray.process = [&] (const PoolFrame & in, PoolFrame & out, int) {
+      check (cudavision::rgb_to_gray (in.src (s), cudavision::PackedRgb::RGBA, out.dst (s), gray.policy, gray.s ()).err,
+          "cudagray");
+    };
+    const double sigma = 1.5; /* cudablur's default; kernel-size=0: OpenCV's size for it */
+    const int ksize = cudavision::gaussian_ksize_for_sigma (sigma);
+    const cudavision::BlurTaps taps = cudavision::make_blur_taps (ksize, ksize, sigma, sigma);
+    cudavision::DeviceBuffer blur_scratch;
+    blur.process = [&] (const PoolFrame & in, PoolFrame & out, int) {
+      check (cudavision::gaussian_blur (in.src (s), out.dst (s), 1, taps, blur.policy, blur.s (), &blur_scratch).err,
+          "cudablur");
+    };
+    cudavision::CannyScratch canny_scratch;
+    canny_scratch.graphs = true; /* as cudacanny sets it */
+    const cudavision::CannyParams canny_params;
+    canny.process = [&] (const PoolFrame & in, PoolFrame & out, int) {
+      check (cudavision::canny (in.src (s), out.dst (s), canny_params, &canny_scratch, canny.policy, canny.s ()).err,
+          "cudacanny");
+    };
+    std::unique_ptr<cudavision::CornerDetector[]> detectors (new cudavision::CornerDetector[kChainBatch]);
+    int detector_slots = kChainBatch;
+    const cudavision::CornerDetectParams harris_params;
+    harris.process = [&] (const PoolFrame & in, PoolFrame & out, int i) {
+      const cudavision::Image8 copy = out.dst (s);
+      const cudavision::CornerInput luma { in.src (s), true };
+      check (detectors[i % detector_slots].enqueue (luma, harris_params, harris.policy, harris.s (), &copy).err,
+          "cudaharris");
+    };
+    std::vector<cudavision::Corner> corners, last_list;
+    auto drain = [&] {
+      check (cudaDeviceSynchronize (), "sync");
+      for (int d = 0; d < kChainBatch; d++)
+        check (detectors[d].collect (&corners).err, "corner list");
+    };
+
+    bool timed_out = false, stage_timed_out = false;
+    auto stage = [&] (ChainElement & el, Pool & in, Pool & out) {
+      return time_gated (gate, el.s (), c.iters, [&] (int i, cudaEvent_t a, cudaEvent_t b) {
+        if (a)
+          check (cudaEventRecord (a, el.s ()), "record");
+        el.run (in[i % in.size ()], out[i % out.size ()], i);
+        if (b)
+          check (cudaEventRecord (b, el.s ()), "record");
+      }, drain, &stage_timed_out);
+    };
+    /* in this order each element's input pool holds its upstream's output */
+    const Timing t_gray = stage (gray, src, gray_out);
+    const Timing t_blur = stage (blur, gray_out, blur_out);
+    const Timing t_canny = stage (canny, blur_out, canny_out);
+    const Timing t_harris = stage (harris, gray_out, harris_out);
+
+    struct Chain {
+      const char *key, *description;
+      std::vector<Link> links;
+      std::vector<const Timing *> alone;
+      bool waits_for_list; /* cudaharris: latency-frames=0 */
+    };
+    const Chain chains[] = {
+      { "gray-blur-canny", "cudagray ! cudablur ! cudacanny",
+        { { &gray, &src, &gray_out }, { &blur, &gray_out, &blur_out }, { &canny, &blur_out, &canny_out } },
+        { &t_gray, &t_blur, &t_canny }, false },
+      { "gray-harris", "cudagray ! cudaharris", { { &gray, &src, &gray_out }, { &harris, &gray_out, &harris_out } },
+        { &t_gray, &t_harris }, true },
+    };
+    for (const Chain & ch : chains) {
+      const std::string fields = std::string ("chain=") + ch.key + " input=" + input.name;
+      ChainRow row { ch.description, input.name, s, {}, 0, {}, {}, false };
+      Timing sum;
+      for (size_t k = 0; k < ch.links.size (); k++) {
+        const Timing & t = *ch.alone[k];
+        chain_line ("chain.stage", s, t, fields + " element=" + ch.links[k].element->name);
+        row.stages.push_back ({ ch.links[k].element->name, t.median_us });
+        sum.median_us += t.median_us;
+        sum.p10_us += t.p10_us;
+        sum.p90_us += t.p90_us;
+      }
+      row.sum = sum.median_us;
+      chain_line ("chain.sum", s, sum,
+          fields + " elements=" + std::to_string (ch.links.size ()) + (stage_timed_out ? " gate=timed-out" : ""));
+
+      cudaStream_t head = ch.links.front ().element->s (), tail = ch.links.back ().element->s ();
+      cudaEvent_t previous_stop = nullptr;
+      timed_out = false;
+      row.frame = time_gated (gate, head, c.iters, [&] (int i, cudaEvent_t a, cudaEvent_t b) {
+        if (a && previous_stop)
+          check (cudaStreamWaitEvent (head, previous_stop, 0), "wait");
+        if (a)
+          check (cudaEventRecord (a, head), "record");
+        run_links (ch.links, i);
+        if (b) {
+          check (cudaEventRecord (b, tail), "record");
+          previous_stop = b;
+        }
+      }, drain, &timed_out);
+      row.gate_timed_out = timed_out || stage_timed_out;
+      chain_line ("chain.frame", s, row.frame,
+          fields + " frame/sum=" + ratio_text (row.frame.median_us / row.sum) + (timed_out ? " gate=timed-out" : ""));
+
+      detector_slots = 1;
+      row.pipelined = time_pipelined (head, tail, c.iters, [&] (int i) {
+        run_links (ch.links, i);
+        if (ch.waits_for_list)
+          check (detectors[0].collect (&last_list).err, "corner list");
+      }, drain);
+      detector_slots = kChainBatch;
+      chain_line ("chain.pipelined", s, row.pipelined,
+          fields + " pipelined/sum=" + ratio_text (row.pipelined.median_us / row.sum));
+      c.chain_rows.push_back (row);
+    }
+    /* what the frames hold, for reading the times */
+    std::vector<uint8_t> edges (canny_out[0].pitch * s.h);
+    check (cudaMemcpy (edges.data (), canny_out[0].buf.get (), edges.size (), cudaMemcpyDeviceToHost), "download");
+    long n_edges = 0;
+    for (int y = 0; y < s.h; y++)
+      for (int x = 0; x < s.w; x++)
+        n_edges += edges[(size_t) y * canny_out[0].pitch + x] != 0;
+    std::printf ("%-16s %5dx%-5d %s: edges on %.2f%% of the pixels (cudacanny), %zu corners (cudaharris)\n", "", s.w,
+        s.h, input.name.c_str (), 100.0 * n_edges / ((double) s.w * s.h), last_list.size ());
+    for (int d = 0; d < kChainBatch; d++)
+      detectors[d].release ();
+    canny_scratch.release ();
+  }
+}
+
+/* The chains' rows of every size as one Markdown table, a chain's and an
+ * input's sizes next to each other. */
+static void
+print_chain_table (std::vector<ChainRow> rows)
+{
+  if (rows.empty ())
+    return;
+  std::stable_sort (rows.begin (), rows.end (), [] (const ChainRow & a, const ChainRow & b) {
+    return a.chain != b.chain ? a.chain < b.chain : a.input < b.input;
+  });
+  std::printf ("\nChains, GPU time per frame (µs, medians, block-sizing=static; frame: CUDA events around a frame's "
+               "work; elements alone: each element's own frames back to back):\n\n");
+  std::printf ("| chain | input | size | elements alone | sum | frame (p10-p90) | frame / sum | pipelined | "
+               "pipelined / sum |\n");
+  std::printf ("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const ChainRow & r : rows) {
+    std::string alone;
+    for (const auto & st : r.stages)
+      alone += (alone.empty () ? "" : " + ") + ratio_text (st.second);
+    std::printf ("| %s | %s | %dx%d | %s | %.2f | %.2f (%.2f-%.2f)%s | %.2f | %.2f | %.2f |\n", r.chain.c_str (),
+        r.input.c_str (), r.size.w, r.size.h, alone.c_str (), r.sum, r.frame.median_us, r.frame.p10_us,
+        r.frame.p90_us, r.gate_timed_out ? " (gate timed out)" : "", r.frame.median_us / r.sum,
+        r.pipelined.median_us, r.pipelined.median_us / r.sum);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
-  std::string sizes = "1920x1080,3840x2160", table_path, only;
+  std::string sizes = "1280x720,1920x1080,3840x2160", table_path, only;
   Context c;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
@@ -471,7 +887,7 @@ main (int argc, char **argv)
       c.only = argv[++i];
     else {
       std::fprintf (stderr,
-          "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow]\n",
+          "usage: %s [--sizes WxH,...] [--iters N] [--table FILE] [--only gray,blur,otsu,harris,canny,flow,chains]\n",
           argv[0]);
       return 2;
     }
@@ -512,6 +928,9 @@ main (int argc, char **argv)
       bench_canny (c, s, copy_gbs);
     if (c.runs ("flow"))
       bench_flow (c, s, copy_gbs);
+    if (c.runs ("chains"))
+      bench_chains (c, s);
   }
+  print_chain_table (c.chain_rows);
   return 0;
 }

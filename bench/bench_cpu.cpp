@@ -14,7 +14,9 @@
  * timed calls on the host clock (the slow rows fewer, see kSlowReps); the
  * median, p10 and p90 in ms, and a result (corners, edge pixels, tracked
  * points, faces) that shows the call did the work on a real picture.
- * --threads goes to cv::setNumThreads; without it OpenCV's default. */
+ * --threads goes to cv::setNumThreads; without it OpenCV's default. A bad
+ * number (not one, or out of its range) is refused, exit status 2. */
+#include "bench_util.h"
 #include "../tests/common/gst_frames.h"
 
 #include <gst/gst.h>
@@ -271,34 +273,18 @@ load_average ()
   return s;
 }
 
-/* --sizes: "WxH,..." (each side 1 to 16384). */
-bool
-parse_sizes (const char *text, std::vector<cv::Size> * out)
-{
-  out->clear ();
-  g_auto (GStrv) items = g_strsplit (text, ",", -1);
-  for (gchar **it = items; *it; it++) {
-    cv::Size z;
-    char tail = 0;
-    if (std::sscanf (*it, "%dx%d%c", &z.width, &z.height, &tail) != 2 || z.width < 1 || z.height < 1 ||
-        z.width > 16384 || z.height > 16384)
-      return false;
-    out->push_back (z);
-  }
-  return !out->empty ();
-}
-
 /* The options, and GStreamer's own (--gst-debug, ...); exit status 2 on a
  * bad command line. */
 bool
 parse (int argc, char **argv, Options * o)
 {
-  g_autofree gchar *sizes = nullptr, *cascade = nullptr;
+  g_autofree gchar *sizes = nullptr, *cascade = nullptr, *reps = nullptr, *threads = nullptr;
   const GOptionEntry entries[] = {
-    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "frame sizes (default 1920x1080,3840x2160)", "WxH,..." },
-    { "reps", 0, 0, G_OPTION_ARG_INT, &o->reps, "timed calls per measurement, the median is kept (default 15)",
-      "N" },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads, "cv::setNumThreads (default: OpenCV's)", "N" },
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "frame sizes (default 1920x1080,3840x2160), sides 1 to 16384",
+      "WxH,..." },
+    { "reps", 0, 0, G_OPTION_ARG_STRING, &reps,
+      "timed calls per measurement, the median is kept (default 15, at most 10000)", "N" },
+    { "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "cv::setNumThreads, 0 to 1024 (default: OpenCV's)", "N" },
     { "cascade", 0, 0, G_OPTION_ARG_FILENAME, &cascade, "the Haar cascade (default: Debian's frontal face)",
       "FILE" },
     { nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr },  /* G_OPTION_ENTRY_NULL is C only */
@@ -313,16 +299,18 @@ parse (int argc, char **argv, Options * o)
         err ? err->message : ("unexpected argument '" + std::string (argv[1]) + "'").c_str ());
     return false;
   }
-  if (sizes && !parse_sizes (sizes, &o->sizes)) {
-    std::fprintf (stderr, "--sizes: expected WxH,... (1 to 16384 each), got '%s'\n", sizes);
-    return false;
+  /* the numbers: cvbench's strict parser (exit status 2 on a bad one) */
+  if (sizes) {
+    o->sizes.clear ();
+    for (const cvbench::Dims & d : cvbench::arg_dims_list ("--sizes", sizes, 1, cvbench::kMaxSide))
+      o->sizes.emplace_back (d.w, d.h);
   }
+  if (reps)
+    o->reps = cvbench::arg_int ("--reps", reps, 1, 10000);
+  if (threads)
+    o->threads = cvbench::arg_int ("--threads", threads, 0, 1024);
   if (cascade)
     o->cascade = cascade;
-  if (o->reps < 1) {
-    std::fprintf (stderr, "--reps: at least 1\n");
-    return false;
-  }
   return true;
 }
 

@@ -8,6 +8,10 @@
  *       [--schedules 1-2-4-7:32/4,3:32,...] [--check] [--cascade FILE]
  *       [--kernels] [--interleave]
  *
+ * --frames 1 to 100000, --sizes sides 16 to 16384, schedules as below; a
+ * bad number, mode or schedule is refused (exit status 2) before CUDA
+ * starts.
+ *
  * Inputs: tests/common/face_inputs.h (mosaic, portraits, nonface, noise,
  * leaves: the tuner's synthetic photograph, or a picture of tests/data),
  * grey, resized to (leaves: made at) each size.
@@ -114,26 +118,63 @@ apply_schedule (FaceDetector & d, const Schedule & s)
   d.set_schedule (sc);
 }
 
+/* END-END-...:LANES[/ROUND_LANES][pN][q0][w0], every number whole and in
+ * range (stage ends 1..1000, lanes 1..32, pN 0..1000); false and *why
+ * otherwise. */
 bool
-parse_schedule (const std::string & s, Schedule * out)
+parse_schedule (const std::string & s, Schedule * out, std::string * why)
 {
   const size_t colon = s.find (':');
-  if (colon == std::string::npos)
+  if (colon == std::string::npos) {
+    *why = "no ':LANES'";
     return false;
-  for (const std::string & e : split (s.substr (0, colon), '-'))
-    out->ends.push_back (std::atoi (e.c_str ()));
-  out->lanes = std::atoi (s.substr (colon + 1).c_str ());
-  const size_t slash = s.find ('/', colon);
-  if (slash != std::string::npos)
-    out->round_lanes = std::atoi (s.substr (slash + 1).c_str ());
-  const size_t patch = s.find ('p', colon);
-  if (patch != std::string::npos)
-    out->patch_from = std::atoi (s.substr (patch + 1).c_str ());
-  if (s.find ("q0", colon) != std::string::npos)
-    out->queue = false;
-  if (s.find ("w0", colon) != std::string::npos)
-    out->round_spread = false;
-  return !out->ends.empty () && out->lanes > 0 && out->round_lanes > 0;
+  }
+  long long v = 0;
+  const std::string ends = s.substr (0, colon);
+  for (size_t at = 0;;) {
+    const size_t dash = ends.find ('-', at);
+    if (!cvbench::parse_int (ends.substr (at, dash == std::string::npos ? dash : dash - at), 1, 1000, &v, why))
+      return false;
+    out->ends.push_back ((int) v);
+    if (dash == std::string::npos)
+      break;
+    at = dash + 1;
+  }
+  std::string rest = s.substr (colon + 1);
+  auto number = [&] (long long min, long long max, int *dst) {
+    size_t n = 0;
+    while (n < rest.size () && rest[n] >= '0' && rest[n] <= '9')
+      n++;
+    if (!cvbench::parse_int (rest.substr (0, n), min, max, &v, why))
+      return false;
+    *dst = (int) v;
+    rest.erase (0, n);
+    return true;
+  };
+  if (!number (1, 32, &out->lanes))
+    return false;
+  while (!rest.empty ()) {
+    bool ok = true;
+    if (rest[0] == '/') {
+      rest.erase (0, 1);
+      ok = number (1, 32, &out->round_lanes);
+    } else if (rest[0] == 'p') {
+      rest.erase (0, 1);
+      ok = number (0, 1000, &out->patch_from);
+    } else if (rest.compare (0, 2, "q0") == 0) {
+      out->queue = false;
+      rest.erase (0, 2);
+    } else if (rest.compare (0, 2, "w0") == 0) {
+      out->round_spread = false;
+      rest.erase (0, 2);
+    } else {
+      *why = "unexpected '" + rest + "'";
+      return false;
+    }
+    if (!ok)
+      return false;
+  }
+  return true;
 }
 
 std::string
@@ -225,13 +266,13 @@ main (int argc, char **argv)
   bool check_opencv = false, per_kernel = false, interleave = false;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
-    auto next = [&] () { return i + 1 < argc ? std::string (argv[++i]) : std::string (); };
+    auto next = [&] () { return cvbench::arg_value (argc, argv, i); };
     if (a == "--images") images = next ();
     else if (a == "--sizes") sizes = next ();
     else if (a == "--modes") modes = next ();
     else if (a == "--schedules") schedules = next ();
     else if (a == "--table") table_path = next ();
-    else if (a == "--frames") frames = std::max (1, std::atoi (next ().c_str ()));
+    else if (a == "--frames") frames = cvbench::arg_int (a, next (), 1, 100000);
     else if (a == "--cascade") cascade_path = next ();
     else if (a == "--check") check_opencv = true;
     else if (a == "--kernels") per_kernel = true;
@@ -242,6 +283,25 @@ main (int argc, char **argv)
       return 2;
     }
   }
+  /* the whole command line checked before CUDA starts */
+  const std::vector<cvbench::Dims> size_list = cvbench::arg_dims_list ("--sizes", sizes);
+  std::vector<Mode> mode_list;
+  for (const std::string & m : split (modes, ',')) {
+    Mode md;
+    if (!parse_mode (m, &md))
+      cvbench::bad_usage ("--modes: no mode '" + m + "' (static, static:WxH, model, auto, table)");
+    mode_list.push_back (md);
+  }
+  std::vector<Schedule> schedule_list;
+  for (const std::string & s : split (schedules, ',')) {
+    Schedule sc;
+    std::string why;
+    if (!parse_schedule (s, &sc, &why))
+      cvbench::bad_usage ("--schedules: '" + s + "': " + why + " (END-END-...:LANES[/ROUND_LANES][pN][q0][w0])");
+    schedule_list.push_back (sc);
+  }
+  if (schedule_list.empty ())
+    schedule_list.push_back (Schedule ());
   gst_init (&argc, &argv);
   int ndev = 0;
   if (cudaGetDeviceCount (&ndev) != cudaSuccess || ndev == 0) {
@@ -270,26 +330,6 @@ main (int argc, char **argv)
     }
     table = t;
   }
-  std::vector<Mode> mode_list;
-  for (const std::string & m : split (modes, ',')) {
-    Mode md;
-    if (!parse_mode (m, &md)) {
-      std::fprintf (stderr, "bad mode %s\n", m.c_str ());
-      return 2;
-    }
-    mode_list.push_back (md);
-  }
-  std::vector<Schedule> schedule_list;
-  for (const std::string & s : split (schedules, ',')) {
-    Schedule sc;
-    if (!parse_schedule (s, &sc)) {
-      std::fprintf (stderr, "bad schedule %s (END-END-...:LANES)\n", s.c_str ());
-      return 2;
-    }
-    schedule_list.push_back (sc);
-  }
-  if (schedule_list.empty ())
-    schedule_list.push_back (Schedule ());
 
   cudavision::Stream stream;
   die (stream.create (), "stream");
@@ -301,10 +341,9 @@ main (int argc, char **argv)
   for (const std::string & img : split (images, ',')) {
     const bool leaves = img == "leaves"; /* made at each size */
     const cv::Mat src = leaves ? cv::Mat () : cvtest::face_input_source (img);
-    for (const std::string & sz : split (sizes, ',')) {
-      int w = 0, h = 0;
-      if (std::sscanf (sz.c_str (), "%dx%d", &w, &h) != 2)
-        continue;
+    for (const cvbench::Dims & dims : size_list) {
+      const int w = dims.w, h = dims.h;
+      const std::string sz = std::to_string (w) + "x" + std::to_string (h);
       const cv::Mat gray = leaves ? cvtest::face_input (img, w, h) : cvtest::face_input_at (src, w, h);
       cudavision::DeviceBuffer buf;
       const size_t pitch = cudavision::aligned_pitch ((size_t) w);

@@ -4,6 +4,8 @@
  *
  *   cudavision-bench-flow [--sizes 1920x1080,3840x2160] [--iters 100]
  *                         [--data DIR] [--pair NAME=PREV.png,NEXT.png]...
+ * (--iters 5 to 100000, --sizes sides 16 to 16384: anything else is
+ * refused, exit status 2, before CUDA starts)
  *
  * Frame pairs (GRAY8, each fitted to the size: cropped to its aspect ratio
  * around the centre, then scaled):
@@ -232,13 +234,8 @@ std::vector<cv::Size>
 parse_sizes (const std::string & list)
 {
   std::vector<cv::Size> out;
-  std::stringstream ss (list);
-  std::string item;
-  while (std::getline (ss, item, ',')) {
-    int w = 0, h = 0;
-    if (std::sscanf (item.c_str (), "%dx%d", &w, &h) == 2 && w > 0 && h > 0)
-      out.emplace_back (w, h);
-  }
+  for (const cvbench::Dims & d : cvbench::arg_dims_list ("--sizes", list))
+    out.emplace_back (d.w, d.h);
   return out;
 }
 
@@ -265,19 +262,26 @@ main (int argc, char **argv)
   std::vector<std::string> pairs;
   int iters = 100;
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
-      sizes = argv[++i];
-    else if (!std::strcmp (argv[i], "--iters") && i + 1 < argc)
-      iters = std::max (5, std::atoi (argv[++i]));
-    else if (!std::strcmp (argv[i], "--data") && i + 1 < argc)
-      data = argv[++i];
-    else if (!std::strcmp (argv[i], "--pair") && i + 1 < argc)
-      pairs.push_back (argv[++i]);
+    if (!std::strcmp (argv[i], "--sizes"))
+      sizes = cvbench::arg_value (argc, argv, i);
+    else if (!std::strcmp (argv[i], "--iters"))
+      iters = cvbench::arg_int ("--iters", cvbench::arg_value (argc, argv, i), 5, 100000);
+    else if (!std::strcmp (argv[i], "--data"))
+      data = cvbench::arg_value (argc, argv, i);
+    else if (!std::strcmp (argv[i], "--pair"))
+      pairs.push_back (cvbench::arg_value (argc, argv, i));
     else {
       std::fprintf (stderr, "usage: %s [--sizes WxH,...] [--iters N] [--data DIR] [--pair NAME=PREV,NEXT]...\n",
           argv[0]);
       return 2;
     }
+  }
+  /* the whole command line checked before CUDA starts */
+  const std::vector<cv::Size> size_list = parse_sizes (sizes);
+  for (const std::string & spec : pairs) {
+    const size_t eq = spec.find ('='), comma = spec.find (',', eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || comma == std::string::npos)
+      cvbench::bad_usage ("--pair: NAME=PREV,NEXT, not '" + spec + "'");
   }
   if (cudavision::cuda_device_count () == 0) {
     std::fprintf (stderr, "no CUDA device\n");
@@ -301,18 +305,14 @@ main (int argc, char **argv)
   else
     std::printf ("realshort.mp4: no H.264 decoder here, skipped\n");
   for (const std::string & spec : pairs) {
-    const size_t eq = spec.find ('='), comma = spec.find (',', eq == std::string::npos ? 0 : eq);
-    if (eq == std::string::npos || comma == std::string::npos) {
-      std::fprintf (stderr, "--pair NAME=PREV,NEXT\n");
-      return 2;
-    }
+    const size_t eq = spec.find ('='), comma = spec.find (',', eq);
     frames.push_back ({ spec.substr (0, eq), gray (cvtest::load_rgb (spec.substr (eq + 1, comma - eq - 1))),
         gray (cvtest::load_rgb (spec.substr (comma + 1))) });
   }
 
   std::printf ("%-14s %-11s %-11s %-7s %10s %10s %10s\n", "work", "frames", "size", "mode", "median_us", "p10_us",
       "p90_us");
-  for (cv::Size s : parse_sizes (sizes)) {
+  for (cv::Size s : size_list) {
     for (Pair & f : frames) {
       if (f.name == "synthetic" && (f.prev.cols != s.width || f.prev.rows != s.height)) {
         f.prev = pattern (s, 0, 0);

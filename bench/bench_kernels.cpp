@@ -878,9 +878,9 @@ main (int argc, char **argv)
   Context c;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp (argv[i], "--sizes") && i + 1 < argc)
-      sizes = argv[++i];
+      arg_dims_list ("--sizes", sizes = argv[++i]); /* a bad size exits (2) before CUDA starts */
     else if (!std::strcmp (argv[i], "--iters") && i + 1 < argc)
-      c.iters = std::atoi (argv[++i]);
+      c.iters = arg_int ("--iters", argv[++i], 1, 100000);
     else if (!std::strcmp (argv[i], "--table") && i + 1 < argc)
       table_path = argv[++i];
     else if (!std::strcmp (argv[i], "--only") && i + 1 < argc)

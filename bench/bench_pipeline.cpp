@@ -6,6 +6,8 @@
  *   cudavision-bench-pipeline [--chain "cudagray ! cudablur"] [--size 3840x2160]
  *                             [--format RGBA] [--frames 1000] [--picture FILE]
  *                             [--clip FILE]
+ * (--size sides 16 to 16384, --frames 1 to 10^7: anything else, or an
+ * unknown format, is refused with exit status 2 before CUDA starts)
  *
  * The frames are random bytes (noise), or with --picture a picture
  * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
@@ -97,29 +99,29 @@ main (int argc, char **argv)
   std::string chain = "cudagray", format = "RGBA", picture_name, clip;
   int w = 3840, h = 2160, frames = 1000;
   for (int i = 1; i < argc; i++) {
-    if (!std::strcmp (argv[i], "--chain") && i + 1 < argc)
-      chain = argv[++i];
-    else if (!std::strcmp (argv[i], "--size") && i + 1 < argc)
-      std::sscanf (argv[++i], "%dx%d", &w, &h);
-    else if (!std::strcmp (argv[i], "--format") && i + 1 < argc)
-      format = argv[++i];
-    else if (!std::strcmp (argv[i], "--frames") && i + 1 < argc)
-      frames = std::atoi (argv[++i]);
-    else if (!std::strcmp (argv[i], "--picture") && i + 1 < argc)
-      picture_name = argv[++i];
-    else if (!std::strcmp (argv[i], "--clip") && i + 1 < argc)
-      clip = argv[++i];
+    if (!std::strcmp (argv[i], "--chain"))
+      chain = cvbench::arg_value (argc, argv, i);
+    else if (!std::strcmp (argv[i], "--size")) {
+      const cvbench::Dims d = cvbench::arg_dims ("--size", cvbench::arg_value (argc, argv, i));
+      w = d.w;
+      h = d.h;
+    } else if (!std::strcmp (argv[i], "--format"))
+      format = cvbench::arg_value (argc, argv, i);
+    else if (!std::strcmp (argv[i], "--frames"))
+      frames = cvbench::arg_int ("--frames", cvbench::arg_value (argc, argv, i), 1, 10000000);
+    else if (!std::strcmp (argv[i], "--picture"))
+      picture_name = cvbench::arg_value (argc, argv, i);
+    else if (!std::strcmp (argv[i], "--clip"))
+      clip = cvbench::arg_value (argc, argv, i);
     else {
       std::fprintf (stderr,
           "usage: %s [--chain DESC] [--size WxH] [--format F] [--frames N] [--picture FILE] [--clip FILE]\n", argv[0]);
       return 2;
     }
   }
-  if (frames < 1 || w < 1 || h < 1) {
-    std::fprintf (stderr, "--frames and --size must be positive\n");
-    return 2;
-  }
   gst_init (&argc, &argv);
+  if (gst_video_format_from_string (format.c_str ()) == GST_VIDEO_FORMAT_UNKNOWN)
+    cvbench::bad_usage ("--format: no video format '" + format + "'");
   std::vector<GstSample *> decoded;
   if (!clip.empty ()) {
     decoded = clip_frames (clip, format, 4);

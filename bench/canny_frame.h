@@ -58,25 +58,39 @@ canny_frame (int w, int h, size_t pitch, unsigned seed = 11)
 
 /* The bundled photographs the Canny rows also detect on, scaled to each
  * benchmark size. cudavision-bench-kernels decodes them (GStreamer, as the
- * tests do) and leaves each scaled GRAY8 frame at canny_photo_path () (w x h
- * bytes, no padding), where npp/npp_canny.cu, which links neither
- * GStreamer nor OpenCV, reads them: run the kernel benchmark first. */
+ * tests do) and, for npp/npp_canny.cu, which links neither GStreamer nor
+ * OpenCV, leaves each scaled GRAY8 frame (w x h bytes, no padding) in
+ * $CUDAVISION_CANNY_FRAMES: run the kernel benchmark first, with the same
+ * variable set. Without it the frames go to a fresh directory of that run
+ * (cvbench::TempDir), removed when it ends (kept, and named on stderr,
+ * with CUDAVISION_KEEP_TEMP=1): there is no fixed default path, which in a
+ * shared /tmp could be a symlink another user planted. */
 static const char *const kCannyPhotos[] = { "building.jpg", "astronaut.png", "grace_hopper.jpg" };
 
-/* $CUDAVISION_CANNY_FRAMES, or /tmp/cudavision-canny-frames. */
+/* $CUDAVISION_CANNY_FRAMES, or empty when it is not set. */
 inline std::string
 canny_photo_dir ()
 {
   const char *d = std::getenv ("CUDAVISION_CANNY_FRAMES");
-  return d && *d ? d : "/tmp/cudavision-canny-frames";
+  return d && *d ? d : "";
 }
 
 /* "<dir>/building_3840x2160.gray" */
 inline std::string
+canny_photo_file (const std::string & dir, const std::string & photo, int w, int h)
+{
+  return dir + "/" + photo.substr (0, photo.find ('.')) + "_" + std::to_string (w) + "x" + std::to_string (h) +
+      ".gray";
+}
+
+/* The frame in canny_photo_dir (); with the variable unset, a path under
+ * the literal "$CUDAVISION_CANNY_FRAMES", so that a reader's "no such
+ * file" names what to set. */
+inline std::string
 canny_photo_path (const std::string & photo, int w, int h)
 {
-  return canny_photo_dir () + "/" + photo.substr (0, photo.find ('.')) + "_" + std::to_string (w) + "x" +
-      std::to_string (h) + ".gray";
+  const std::string dir = canny_photo_dir ();
+  return canny_photo_file (dir.empty () ? "$CUDAVISION_CANNY_FRAMES" : dir, photo, w, h);
 }
 
 }  // namespace cvbench

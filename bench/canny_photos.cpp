@@ -1,5 +1,6 @@
 #include "canny_photos.h"
 
+#include "bench_util.h"
 #include "canny_frame.h"
 #include "../tests/common/gst_frames.h"
 
@@ -9,9 +10,42 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 
 namespace cvbench {
+
+namespace {
+
+/* Where the frames go: $CUDAVISION_CANNY_FRAMES (made when missing), else
+ * a directory of this run's own, removed at exit; empty when neither can
+ * be had (said once). */
+std::string
+frames_dir ()
+{
+  static std::unique_ptr<TempDir> own;
+  static std::string dir;
+  static bool done = false;
+  if (done)
+    return dir;
+  done = true;
+  dir = canny_photo_dir ();
+  if (!dir.empty ()) {
+    std::error_code ec;
+    std::filesystem::create_directories (dir, ec);
+    return dir;
+  }
+  own = std::make_unique<TempDir> ("cudavision-canny-frames");
+  if (!own->ok ()) {
+    std::fprintf (stderr, "%s (the NPP baseline will lack the photographs)\n", own->error ().c_str ());
+    return dir;
+  }
+  dir = own->path ();
+  std::fprintf (stderr, "the scaled photographs for the NPP baseline: %s, %s (CUDAVISION_CANNY_FRAMES=DIR keeps them "
+      "in DIR)\n", dir.c_str (), own->kept () ? "kept" : "removed at exit");
+  return dir;
+}
+
+}  // namespace
 
 std::vector<uint8_t>
 canny_photo (const std::string & file, int w, int h, size_t pitch)
@@ -29,12 +63,10 @@ canny_photo (const std::string & file, int w, int h, size_t pitch)
   std::vector<uint8_t> out (pitch * h, 0);
   for (int y = 0; y < h; y++)
     std::memcpy (&out[(size_t) y * pitch], gray.ptr (y), (size_t) w);
-  std::error_code ec;
-  std::filesystem::create_directories (canny_photo_dir (), ec);
-  std::ofstream f (canny_photo_path (file, w, h), std::ios::binary);
-  f.write ((const char *) gray.data, (std::streamsize) gray.total ());
-  if (!f)
-    std::fprintf (stderr, "cannot write %s (the NPP baseline will lack it)\n", canny_photo_path (file, w, h).c_str ());
+  const std::string dir = frames_dir ();
+  std::string why;
+  if (!dir.empty () && !write_file_replacing (canny_photo_file (dir, file, w, h), gray.data, gray.total (), &why))
+    std::fprintf (stderr, "%s (the NPP baseline will lack it)\n", why.c_str ());
   return out;
 }
 

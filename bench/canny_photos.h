@@ -12,8 +12,9 @@
 namespace cvbench {
 
 /* tests/data/`file` as a w x h GRAY8 frame, rows `pitch` bytes apart;
- * empty when it cannot be decoded. The frame is also written, unpadded, to
- * canny_photo_path () (canny_frame.h) for the NPP baseline. */
+ * empty when it cannot be decoded. The frame is also written, unpadded,
+ * for the NPP baseline: into $CUDAVISION_CANNY_FRAMES, else into a fresh
+ * directory of this run, removed at exit (canny_frame.h). */
 std::vector<uint8_t> canny_photo (const std::string & file, int w, int h, size_t pitch);
 
 }  // namespace cvbench

@@ -9,7 +9,11 @@
  * one kernel (RGBA to GRAY over WxH), two event records. Aggregate frames/s
  * and the speed-up over one thread per thread count. At --size 32x1 the
  * kernel is one block: what is left is the host side of the launches, and
- * how that scales bounds what any number of pipelines can reach. */
+ * how that scales bounds what any number of pipelines can reach.
+ * --size sides 1 to 16384, --frames 1 to 10^8, --threads 1 to 256 each; a
+ * bad number is refused (exit status 2) before CUDA starts. */
+#include "bench_util.h"
+
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -54,16 +58,16 @@ main (int argc, char **argv)
 {
   int w = 1280, h = 720, frames = 20000;
   std::vector<int> counts { 1, 2, 4, 8 };
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp (argv[i], "--size"))
-      std::sscanf (argv[i + 1], "%dx%d", &w, &h);
-    else if (!std::strcmp (argv[i], "--frames"))
-      frames = std::atoi (argv[i + 1]);
-    else if (!std::strcmp (argv[i], "--threads")) {
-      counts.clear ();
-      for (const char *p = argv[i + 1]; p; p = std::strchr (p, ','), p = p ? p + 1 : nullptr)
-        counts.push_back (std::atoi (p));
-    } else {
+  for (int i = 1; i < argc; i++) {
+    if (!std::strcmp (argv[i], "--size")) {
+      const cvbench::Dims d = cvbench::arg_dims ("--size", cvbench::arg_value (argc, argv, i), 1, cvbench::kMaxSide);
+      w = d.w;
+      h = d.h;
+    } else if (!std::strcmp (argv[i], "--frames"))
+      frames = cvbench::arg_int ("--frames", cvbench::arg_value (argc, argv, i), 1, 100000000);
+    else if (!std::strcmp (argv[i], "--threads"))
+      counts = cvbench::arg_int_list ("--threads", cvbench::arg_value (argc, argv, i), 1, 256);
+    else {
       std::fprintf (stderr, "usage: %s [--size WxH] [--frames N] [--threads 1,2,4,8]\n", argv[0]);
       return 2;
     }

@@ -16,11 +16,15 @@
  * did until 2026-11-28: the popper holds the queue lock every post
  * takes); `none` nobody (the queue only grows, no wake-up).
  *
+ * --faces: 0 to 1000 each; --gaps: 0 to 1000000 µs each; --messages: 1 to
+ * 10000000; anything else is refused (exit status 2).
+ *
  * For each number of faces and each gap (µs the thread sleeps before each
  * message, as a streaming thread waits between a camera's frames), the
  * median and p90 µs of the build and of the post. A hot loop (gap 0)
  * against a gap of a millisecond shows how much of a paced element's
  * figure is GStreamer's code run with cold caches (docs/RELIABILITY.md). */
+#include "bench_util.h"
 #include "frame_source.h"
 #include "gstcvframemessage.h"
 
@@ -46,24 +50,6 @@ micros (Clock::time_point a, Clock::time_point b)
   return std::chrono::duration<double, std::micro> (b - a).count ();
 }
 
-std::vector<int>
-int_list (const char *s)
-{
-  std::vector<int> out;
-  std::string t (s);
-  size_t at = 0;
-  while (at <= t.size ()) {
-    const size_t comma = t.find (',', at);
-    const std::string item = t.substr (at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (!item.empty ())
-      out.push_back (std::atoi (item.c_str ()));
-    if (comma == std::string::npos)
-      break;
-    at = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 int
@@ -75,14 +61,14 @@ main (int argc, char **argv)
   std::string reader = "blocking";
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
-    if (a == "--faces" && i + 1 < argc)
-      faces = int_list (argv[++i]);
-    else if (a == "--gaps" && i + 1 < argc)
-      gaps = int_list (argv[++i]);
-    else if (a == "--messages" && i + 1 < argc)
-      messages = std::max (1, std::atoi (argv[++i]));
-    else if (a == "--reader" && i + 1 < argc)
-      reader = argv[++i];
+    if (a == "--faces")
+      faces = cvbench::arg_int_list (a, cvbench::arg_value (argc, argv, i), 0, 1000);
+    else if (a == "--gaps")
+      gaps = cvbench::arg_int_list (a, cvbench::arg_value (argc, argv, i), 0, 1000000);
+    else if (a == "--messages")
+      messages = cvbench::arg_int (a, cvbench::arg_value (argc, argv, i), 1, 10000000);
+    else if (a == "--reader")
+      reader = cvbench::arg_value (argc, argv, i);
     else {
       std::fprintf (stderr, "usage: %s [--faces 0,4] [--gaps 0,1000] [--messages 3000] [--reader blocking|spin|none]\n", argv[0]);
       return 2;

@@ -27,7 +27,10 @@
  * Markdown table at the end; exit 1 when a chain fails:
  *   no error, no frame lost, device memory within 2 MiB and resident
  *   memory within 8 MiB from the end of the first window to the end of the
- *   last, slowest / fastest span <= 1.5. */
+ *   last, slowest / fastest span <= 1.5.
+ * Counts are 1 to 10^10 frames, --size sides 16 to 16384; a bad number, an
+ * unknown chain or backend is refused with exit status 2. */
+#include "bench_util.h"
 #include "frame_source.h"
 
 #include "gstcvcontext.h"
@@ -52,6 +55,9 @@ struct Chain {
   std::string name, elements;
   bool device;
 };
+
+/* --frames, --system-frames, --window: at most 10^10 */
+constexpr long long kMaxFrames = 10000000000LL;
 
 const Chain kChains[] = {
   { "canny", "cudagray ! cudablur ! cudacanny", true },
@@ -240,20 +246,22 @@ main (int argc, char **argv)
   int w = 1920, h = 1080;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
-    if (a == "--chains" && i + 1 < argc)
-      chains = argv[++i];
-    else if (a == "--frames" && i + 1 < argc)
-      frames = g_ascii_strtoull (argv[++i], nullptr, 10);
-    else if (a == "--system-frames" && i + 1 < argc)
-      system_frames = g_ascii_strtoull (argv[++i], nullptr, 10);
-    else if (a == "--window" && i + 1 < argc)
-      window = std::max<guint64> (1, g_ascii_strtoull (argv[++i], nullptr, 10));
-    else if (a == "--size" && i + 1 < argc)
-      std::sscanf (argv[++i], "%dx%d", &w, &h);
-    else if (a == "--image" && i + 1 < argc)
-      image = argv[++i];
-    else if (a == "--backend" && i + 1 < argc)
-      backend = argv[++i];
+    if (a == "--chains")
+      chains = cvbench::arg_value (argc, argv, i);
+    else if (a == "--frames")
+      frames = (guint64) cvbench::arg_int64 (a, cvbench::arg_value (argc, argv, i), 1, kMaxFrames);
+    else if (a == "--system-frames")
+      system_frames = (guint64) cvbench::arg_int64 (a, cvbench::arg_value (argc, argv, i), 1, kMaxFrames);
+    else if (a == "--window")
+      window = (guint64) cvbench::arg_int64 (a, cvbench::arg_value (argc, argv, i), 1, kMaxFrames);
+    else if (a == "--size") {
+      const cvbench::Dims d = cvbench::arg_dims (a, cvbench::arg_value (argc, argv, i));
+      w = d.w;
+      h = d.h;
+    } else if (a == "--image")
+      image = cvbench::arg_value (argc, argv, i);
+    else if (a == "--backend")
+      backend = cvbench::arg_value (argc, argv, i);
     else {
       std::fprintf (stderr,
           "usage: %s [--chains canny,harris,flow,face,system] [--frames N] [--system-frames N] [--size WxH] "
@@ -261,6 +269,17 @@ main (int argc, char **argv)
           argv[0]);
       return 2;
     }
+  }
+  if (backend != "cuda" && backend != "cpu")
+    cvbench::bad_usage ("--backend: cuda or cpu, not '" + backend + "'");
+  if (cvbench::split_list (chains, ',').empty ())
+    cvbench::bad_usage ("--chains: no chain given");
+  for (const std::string & name : cvbench::split_list (chains, ',')) {
+    bool known = false;
+    for (const Chain & c : kChains)
+      known = known || c.name == name;
+    if (!known)
+      cvbench::bad_usage ("--chains: no chain '" + name + "' (canny, harris, flow, face, system)");
   }
   gst_init (&argc, &argv);
   cudavision_register_static ();

@@ -38,7 +38,12 @@
  * --backend cpu runs the same on the CPU backend in system memory (a check
  * of this program where there is no GPU; no device check).
  *
+ * Ranges: --pipelines 1 to 256 each, --sizes sides 16 to 16384, --devices
+ * 0 to 63 (and present), --frames 1 to 10^9, --paced-rounds 1 to 1000,
+ * --paced-gap-us 0 to 10^7; anything else is refused (exit status 2).
+ *
  * Prints "STREAMS ..." and "OVERHEAD ..." lines and Markdown tables. */
+#include "bench_util.h"
 #include "frame_source.h"
 
 #include "gstcvcontext.h"
@@ -62,6 +67,8 @@ using namespace cvbench;
 
 namespace {
 
+/* --pipelines: at most this many at once */
+constexpr int kMaxPipelines = 256;
 
 /* dev < 0: the CPU backend (--backend cpu) */
 std::string
@@ -254,24 +261,24 @@ main (int argc, char **argv)
   int paced_rounds = 1, paced_gap_us = 0;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
-    if (a == "--chain" && i + 1 < argc)
-      chain = argv[++i];
-    else if (a == "--pipelines" && i + 1 < argc)
-      counts = argv[++i];
-    else if (a == "--sizes" && i + 1 < argc)
-      sizes = argv[++i];
-    else if (a == "--devices" && i + 1 < argc)
-      devs = argv[++i];
-    else if (a == "--frames" && i + 1 < argc)
-      frames = g_ascii_strtoull (argv[++i], nullptr, 10);
-    else if (a == "--image" && i + 1 < argc)
-      image = argv[++i];
-    else if (a == "--backend" && i + 1 < argc)
-      backend = argv[++i];
-    else if (a == "--paced-rounds" && i + 1 < argc)
-      paced_rounds = std::max (1, std::atoi (argv[++i]));
-    else if (a == "--paced-gap-us" && i + 1 < argc)
-      paced_gap_us = std::max (0, std::atoi (argv[++i]));
+    if (a == "--chain")
+      chain = cvbench::arg_value (argc, argv, i);
+    else if (a == "--pipelines")
+      counts = cvbench::arg_value (argc, argv, i);
+    else if (a == "--sizes")
+      sizes = cvbench::arg_value (argc, argv, i);
+    else if (a == "--devices")
+      devs = cvbench::arg_value (argc, argv, i);
+    else if (a == "--frames")
+      frames = (guint64) cvbench::arg_int64 (a, cvbench::arg_value (argc, argv, i), 1, 1000000000);
+    else if (a == "--image")
+      image = cvbench::arg_value (argc, argv, i);
+    else if (a == "--backend")
+      backend = cvbench::arg_value (argc, argv, i);
+    else if (a == "--paced-rounds")
+      paced_rounds = cvbench::arg_int (a, cvbench::arg_value (argc, argv, i), 1, 1000);
+    else if (a == "--paced-gap-us")
+      paced_gap_us = cvbench::arg_int (a, cvbench::arg_value (argc, argv, i), 0, 10000000);
     else {
       std::fprintf (stderr,
           "usage: %s [--pipelines 1,2,4,8] [--sizes WxH,...] [--chain DESC] [--frames N] [--devices 0,1] "
@@ -280,6 +287,12 @@ main (int argc, char **argv)
       return 2;
     }
   }
+  /* the whole command line checked before anything starts */
+  const std::vector<int> count_list = cvbench::arg_int_list ("--pipelines", counts, 1, kMaxPipelines);
+  const std::vector<cvbench::Dims> size_list = cvbench::arg_dims_list ("--sizes", sizes);
+  const std::vector<int> device_list = cvbench::arg_int_list ("--devices", devs, 0, 63);
+  if (backend != "cuda" && backend != "cpu")
+    cvbench::bad_usage ("--backend: cuda or cpu, not '" + backend + "'");
   gst_init (&argc, &argv);
   cudavision_register_static ();
   std::vector<int> devices;
@@ -290,8 +303,7 @@ main (int argc, char **argv)
       std::fprintf (stderr, "no CUDA device\n");
       return 77;
     }
-    for (const auto & d : split_list (devs, ','))
-      devices.push_back (std::atoi (d.c_str ()));
+    devices = device_list;
     int n_dev = 0;
     cudaGetDeviceCount (&n_dev);
     for (int d : devices)
@@ -304,13 +316,11 @@ main (int argc, char **argv)
   std::map<int, GstCudaContext *> ctx;
   std::vector<Point> points, paced;
   int rc = 0;
-  for (const auto & size : split_list (sizes, ',')) {
-    int w = 0, h = 0;
-    std::sscanf (size.c_str (), "%dx%d", &w, &h);
+  for (const cvbench::Dims & size : size_list) {
+    const int w = size.w, h = size.h;
     std::map<int, std::vector<GstBuffer *>> frames_of;
     double one = 0;
-    for (const auto & c : split_list (counts, ',')) {
-      const int p = std::atoi (c.c_str ());
+    for (const int p : count_list) {
       Point pt = run_point (chain, w, h, p, devices, ctx, frames_of, frames, image);
       if (p == 1)
         one = pt.fps;

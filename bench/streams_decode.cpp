@@ -70,13 +70,14 @@
  *
  * --make-clip PATH writes the clip (bench/face_clip.h) and exits; without
  * --clip the program makes one in a fresh temporary directory, removed at
- * the end (--keep-clip keeps it). --backend cpu with --decoder avdec_h264
+ * the end (--keep-clip, or CUDAVISION_KEEP_TEMP=1, keeps it). --backend cpu with --decoder avdec_h264
  * runs everything on the CPU: a check of this program where there is no
  * GPU.
  *
  * Prints "STREAMS_DECODE ..." lines (one per run) and "STREAMS_DECODE_MAX"
  * (one per chain), then Markdown tables. Exit status 1 when a run failed
  * with an error, 2 on a bad command line or a missing element. */
+#include "bench_util.h"
 #include "face_clip.h"
 #include "frame_source.h"
 
@@ -153,32 +154,6 @@ struct Options {
 
 /* ------------------------------------------------------- command line */
 
-bool
-parse_int (const std::string & opt, const std::string & s, int min, int max, int & out)
-{
-  guint64 v = 0;
-  /* no sign, no blanks, no trailing text, within bounds */
-  if (min < 0 || !g_ascii_string_to_unsigned (s.c_str (), 10, (guint64) min, (guint64) max, &v, nullptr)) {
-    std::fprintf (stderr, "%s: '%s' is not a whole number in %d..%d\n", opt.c_str (), s.c_str (), min, max);
-    return false;
-  }
-  out = (int) v;
-  return true;
-}
-
-bool
-parse_double (const std::string & opt, const std::string & s, double min, double max, double & out)
-{
-  char *end = nullptr;
-  const double v = g_ascii_strtod (s.c_str (), &end);
-  if (s.empty () || *end || !std::isfinite (v) || v < min || v > max) {
-    std::fprintf (stderr, "%s: '%s' is not a number in %g..%g\n", opt.c_str (), s.c_str (), min, max);
-    return false;
-  }
-  out = v;
-  return true;
-}
-
 void
 usage (const char *argv0)
 {
@@ -228,18 +203,15 @@ parse_args (int argc, char **argv, Options & o)
     } else if (a == "--make-clip") {
       o.make_clip = v;
     } else if (a == "--clip-size") {
-      char rest = 0;
-      if (std::sscanf (v.c_str (), "%dx%d%c", &o.spec.width, &o.spec.height, &rest) != 2 || o.spec.width < 64 ||
-          o.spec.height < 64 || o.spec.width > 8192 || o.spec.height > 8192 || o.spec.width % 2 || o.spec.height % 2) {
-        std::fprintf (stderr, "--clip-size: '%s' is not WxH with even sides in 64..8192\n", v.c_str ());
-        ok = false;
-      }
+      const Dims d = arg_dims (a, v, 64, 8192);
+      if (d.w % 2 || d.h % 2)
+        bad_usage (a + ": '" + v + "' has an odd side (the encoder's 4:2:0 needs even ones)");
+      o.spec.width = d.w;
+      o.spec.height = d.h;
     } else if (a == "--clip-frames") {
-      ok = parse_int (a, v, 1, 100000, o.spec.frames);
+      o.spec.frames = arg_int (a, v, 1, 100000);
     } else if (a == "--clip-bitrate") {
-      double bps = 0;
-      ok = parse_double (a, v, 10000, 4e9, bps);
-      o.spec.bitrate = (unsigned) bps;
+      o.spec.bitrate = (unsigned) arg_double (a, v, 10000, 4e9);
     } else if (a == "--decoder") {
       o.decoder = v;
     } else if (a == "--backend") {
@@ -265,39 +237,29 @@ parse_args (int argc, char **argv, Options & o)
         ok = false;
       }
     } else if (a == "--pipelines") {
-      o.pipelines.clear ();
-      for (const auto & p : split_list (v, ',')) {
-        int n = 0;
-        if (!(ok = parse_int (a, p, 1, 4096, n)))
-          break;
-        o.pipelines.push_back (n);
-      }
-      if (ok && o.pipelines.empty ()) {
-        std::fprintf (stderr, "--pipelines: no count given\n");
-        ok = false;
-      }
+      o.pipelines = arg_int_list (a, v, 1, 4096);
     } else if (a == "--seconds") {
-      ok = parse_double (a, v, 0.5, 3600, o.seconds);
+      o.seconds = arg_double (a, v, 0.5, 3600);
     } else if (a == "--warmup-frames") {
-      ok = parse_int (a, v, 0, 100000, o.warmup_frames);
+      o.warmup_frames = arg_int (a, v, 0, 100000);
     } else if (a == "--rt-seconds") {
-      ok = parse_double (a, v, 1, 3600, o.rt_seconds);
+      o.rt_seconds = arg_double (a, v, 1, 3600);
     } else if (a == "--rt-warmup") {
-      ok = parse_double (a, v, 0, 600, o.rt_warmup);
+      o.rt_warmup = arg_double (a, v, 0, 600);
     } else if (a == "--late-ms") {
-      ok = parse_double (a, v, 0, 10000, o.late_ms);
+      o.late_ms = arg_double (a, v, 0, 10000);
     } else if (a == "--rt-start") {
-      ok = parse_int (a, v, 1, 4096, o.rt_start);
+      o.rt_start = arg_int (a, v, 1, 4096);
     } else if (a == "--rt-max") {
-      ok = parse_int (a, v, 1, 4096, o.rt_max);
+      o.rt_max = arg_int (a, v, 1, 4096);
     } else if (a == "--rt-resolution") {
-      ok = parse_double (a, v, 0, 100, o.rt_resolution);
+      o.rt_resolution = arg_double (a, v, 0, 100);
     } else if (a == "--max-seconds") {
-      ok = parse_double (a, v, 1, 86400, o.max_seconds);
+      o.max_seconds = arg_double (a, v, 1, 86400);
     } else if (a == "--queue") {
-      ok = parse_int (a, v, 0, 1000, o.queue);
+      o.queue = arg_int (a, v, 0, 1000);
     } else if (a == "--latency-frames") {
-      ok = parse_int (a, v, 0, 1, o.latency_frames);
+      o.latency_frames = arg_int (a, v, 0, 1);
     } else {
       std::fprintf (stderr, "unknown option %s\n", a.c_str ());
       usage (argv[0]);
@@ -1036,16 +998,16 @@ main (int argc, char **argv)
   }
 
   /* the clip: given, or made now in a directory of its own */
-  gchar *tmpdir = nullptr;
+  std::unique_ptr<TempDir> tmpdir;  /* removed on every way out, unless kept */
   if (o.clip.empty ()) {
-    GError *err = nullptr;
-    tmpdir = g_dir_make_tmp ("cudavision-streams-XXXXXX", &err);
-    if (!tmpdir) {
-      std::fprintf (stderr, "cannot make a temporary directory: %s\n", err->message);
-      g_clear_error (&err);
+    tmpdir = std::make_unique<TempDir> ("cudavision-streams");
+    if (!tmpdir->ok ()) {
+      std::fprintf (stderr, "%s\n", tmpdir->error ().c_str ());
       return 1;
     }
-    o.clip = std::string (tmpdir) + "/face-mosaic-" + std::to_string (o.spec.width) + "x" +
+    if (o.keep_clip)
+      tmpdir->keep ();
+    o.clip = tmpdir->path () + "/face-mosaic-" + std::to_string (o.spec.width) + "x" +
         std::to_string (o.spec.height) + ".mp4";
     std::string error;
     const auto t = Clock::now ();
@@ -1192,15 +1154,8 @@ main (int argc, char **argv)
     }
   }
 
-  if (tmpdir) {
-    if (o.keep_clip) {
-      std::printf ("\nclip kept: %s\n", o.clip.c_str ());
-    } else {
-      g_unlink (o.clip.c_str ());
-      g_rmdir (tmpdir);
-    }
-    g_free (tmpdir);
-  }
+  if (tmpdir && tmpdir->kept ())
+    std::printf ("\nclip kept: %s\n", o.clip.c_str ());
   if (ctx)
     gst_object_unref (ctx);
   return rc;

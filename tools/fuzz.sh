@@ -33,11 +33,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# the probe program in a fresh directory of its own (never a fixed /tmp name)
 clang_rt_ok() {
-  command -v clang++ >/dev/null && echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long){return 0;}' |
-    clang++ -x c++ -fsanitize=fuzzer,address,undefined - -o /tmp/cudavision-fuzz-probe.$$ 2>/dev/null
-  local rc=$?
-  rm -f /tmp/cudavision-fuzz-probe.$$
+  command -v clang++ >/dev/null || return 1
+  local dir rc
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/cudavision-fuzz-probe.XXXXXX") || return 1
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long){return 0;}' |
+    clang++ -x c++ -fsanitize=fuzzer,address,undefined - -o "$dir/probe" 2>/dev/null
+  rc=$?
+  rm -rf "$dir"
   return $rc
 }
 if ! clang_rt_ok; then

@@ -23,8 +23,9 @@ library on the loader's path (LD_LIBRARY_PATH for a private prefix).
 What Python reads:
   - corners, the Otsu threshold and the flow: GstCudaVision's
     buffer_get_cv_keypoints_meta, buffer_get_cuda_otsu_meta and
-    buffer_get_cv_flow_meta. Scalar fields read directly (meta.n,
-    meta.threshold, meta.grid_step); the points and vectors through
+    buffer_get_cv_flow_meta. Scalar fields read directly (meta.threshold,
+    meta.grid_step), the counts with meta.get_n () (the bindings cannot
+    set `n`, which bounds the arrays); the points and vectors through
     meta.get_points () and meta.get_vectors (), which hand out copies
     (PyGObject cannot read an array field sized by another field).
   - faces: GStreamer's own GstVideoRegionOfInterestMeta, through GstVideo.
@@ -137,7 +138,7 @@ def read_corners(buf, rec):
     points = meta.get_points()  # strongest first
     rec["meta_corners"] = [(p.x, p.y, p.score) for p in points]
     first = ", ".join(f"({p.x:.0f}, {p.y:.0f}) score {p.score:.4g}" for p in points[:3])
-    print(f"  corners (GstCvKeypointsMeta): {meta.n}" + (f"; strongest {first}" if first else ""))
+    print(f"  corners (GstCvKeypointsMeta): {meta.get_n()}" + (f"; strongest {first}" if first else ""))
 
 
 def read_otsu(buf, rec):
@@ -158,7 +159,7 @@ def read_flow(buf, rec):
         mean = (sum(v.x - v.prev_x for v in tracked) / len(tracked),
                 sum(v.y - v.prev_y for v in tracked) / len(tracked))
     rec["meta_flow"] = (len(tracked), mean)
-    print(f"  flow (GstCvFlowMeta): {meta.n} points, {len(tracked)} tracked"
+    print(f"  flow (GstCvFlowMeta): {meta.get_n()} points, {len(tracked)} tracked"
           + (f", mean motion ({mean[0]:.2f}, {mean[1]:.2f}) px" if mean else ""))
 
 

@@ -218,3 +218,19 @@ gst_cv_flow_meta_get_vectors (const GstCvFlowMeta * meta, guint * n)
   *n = meta->n;
   return meta->vectors;
 }
+
+/**
+ * gst_cv_flow_meta_get_n:
+ * @meta: a #GstCvFlowMeta
+ *
+ * The number of vectors of the meta: its `n`, which bindings can read but
+ * never set (C reads @meta->n directly).
+ *
+ * Returns: the number of vectors
+ */
+guint
+gst_cv_flow_meta_get_n (const GstCvFlowMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, 0);
+  return meta->n;
+}

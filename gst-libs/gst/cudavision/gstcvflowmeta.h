@@ -54,7 +54,6 @@ typedef struct _GstCvFlowMeta GstCvFlowMeta;
 /**
  * GstCvFlowMeta:
  * @meta: the parent #GstMeta
- * @n: number of vectors
  * @vectors: (array length=n): the vectors; owned by the meta, or lent to
  *     it until it is freed (gst_buffer_add_cv_flow_meta_full ()); either
  *     way valid as long as the meta (PyGObject cannot read an array field
@@ -63,7 +62,8 @@ typedef struct _GstCvFlowMeta GstCvFlowMeta;
  * @grid_cols: dense mode: cells across (n = grid_cols * grid_rows)
  * @grid_rows: dense mode: cells down
  *
- * The flow into the frame the meta is attached to. From C:
+ * The flow into the frame the meta is attached to. From C, read the
+ * fields, `n` (the number of vectors) included:
  *
  * |[
  * GstCvFlowMeta *m = gst_buffer_get_cv_flow_meta (buf);
@@ -72,11 +72,16 @@ typedef struct _GstCvFlowMeta GstCvFlowMeta;
  *     use (m->vectors[i].prev_x, m->vectors[i].prev_y, m->vectors[i].x, m->vectors[i].y);
  * ]|
  *
- * Bindings read the vectors with gst_cv_flow_meta_get_vectors ().
+ * `n` bounds `vectors` and is read-only: it is private to the bindings,
+ * which cannot set it (a larger `n` would let gst_cv_flow_meta_get_vectors ()
+ * read past the array) and read it with gst_cv_flow_meta_get_n (); the
+ * vectors with gst_cv_flow_meta_get_vectors ().
  */
 struct _GstCvFlowMeta {
   GstMeta meta;
-  guint n;
+  /*< private >*/
+  guint n;  /* number of vectors; read-only (gst_cv_flow_meta_get_n ()) */
+  /*< public >*/
   GstCvFlowVector *vectors;
   guint grid_step;
   guint grid_cols;
@@ -107,5 +112,8 @@ GstCvFlowMeta *gst_buffer_add_cv_flow_meta_full (GstBuffer * buffer, GstCvFlowVe
 
 GST_CUDA_VISION_API
 const GstCvFlowVector *gst_cv_flow_meta_get_vectors (const GstCvFlowMeta * meta, guint * n);
+
+GST_CUDA_VISION_API
+guint gst_cv_flow_meta_get_n (const GstCvFlowMeta * meta);
 
 G_END_DECLS

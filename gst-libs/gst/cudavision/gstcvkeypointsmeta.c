@@ -146,3 +146,19 @@ gst_cv_keypoints_meta_get_points (const GstCvKeypointsMeta * meta, guint * n)
   *n = meta->n;
   return meta->points;
 }
+
+/**
+ * gst_cv_keypoints_meta_get_n:
+ * @meta: a #GstCvKeypointsMeta
+ *
+ * The number of points of the meta: its `n`, which bindings can read but
+ * never set (C reads @meta->n directly).
+ *
+ * Returns: the number of points
+ */
+guint
+gst_cv_keypoints_meta_get_n (const GstCvKeypointsMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, 0);
+  return meta->n;
+}

@@ -39,13 +39,12 @@ typedef struct _GstCvKeypointsMeta GstCvKeypointsMeta;
 /**
  * GstCvKeypointsMeta:
  * @meta: the parent #GstMeta
- * @n: number of points
  * @points: (array length=n): the points, strongest first; owned by the meta
  *     (PyGObject cannot read an array field sized by another field: use
  *     gst_cv_keypoints_meta_get_points ())
  *
  * The points a detector found in the frame the meta is attached to. From C,
- * read the fields:
+ * read the fields, `n` (the number of points) included:
  *
  * |[
  * GstCvKeypointsMeta *m = gst_buffer_get_cv_keypoints_meta (buf);
@@ -53,11 +52,17 @@ typedef struct _GstCvKeypointsMeta GstCvKeypointsMeta;
  *   use (m->points[i].x, m->points[i].y, m->points[i].score);
  * ]|
  *
- * Bindings read the points with gst_cv_keypoints_meta_get_points ().
+ * `n` bounds `points` and is read-only: it is private to the bindings,
+ * which cannot set it (a larger `n` would let
+ * gst_cv_keypoints_meta_get_points () read past the array) and read it with
+ * gst_cv_keypoints_meta_get_n (); the points with
+ * gst_cv_keypoints_meta_get_points ().
  */
 struct _GstCvKeypointsMeta {
   GstMeta meta;
-  guint n;
+  /*< private >*/
+  guint n;  /* number of points; read-only (gst_cv_keypoints_meta_get_n ()) */
+  /*< public >*/
   GstCvKeypoint *points;
 };
 
@@ -77,5 +82,8 @@ GstCvKeypointsMeta *gst_buffer_add_cv_keypoints_meta (GstBuffer * buffer, const 
 
 GST_CUDA_VISION_API
 const GstCvKeypoint *gst_cv_keypoints_meta_get_points (const GstCvKeypointsMeta * meta, guint * n);
+
+GST_CUDA_VISION_API
+guint gst_cv_keypoints_meta_get_n (const GstCvKeypointsMeta * meta);
 
 G_END_DECLS

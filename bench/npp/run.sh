@@ -3,6 +3,8 @@
 # at ${CUDA_HOME:-/usr/local/cuda}). Each baseline is its own program, so
 # one NPP signature change costs one line of the report, not all of them.
 # Usage: bench/npp/run.sh [--sizes WxH,...] [OUTDIR]
+#   OUTDIR   where the programs and build logs go (kept); default a fresh
+#            temporary directory, removed at the end
 #   --sizes  frame sizes, passed to every program (default theirs:
 #            1280x720,1920x1080,3840x2160, as cudavision-bench-kernels);
 #            npp_canny reads the photographs cudavision-bench-kernels left
@@ -21,7 +23,12 @@ while [ $# -gt 0 ]; do
     *) out=$1; shift ;;
   esac
 done
-out=${out:-/tmp/cudavision-npp}
+# the programs are built and run from OUTDIR: by default a fresh private
+# directory (mktemp -d), never a fixed path another user could have made
+if [ -z "$out" ]; then
+  out=$(mktemp -d "${TMPDIR:-/tmp}/cudavision-npp.XXXXXX") || exit 2
+  trap 'rm -rf "$out"' EXIT
+fi
 mkdir -p "$out" || exit 2
 common="bench/bench_util.cpp cuda/common/cuda_raii.cpp cuda/common/cuda_check.cpp"
 progs=(bench/npp/npp_*.cu)

@@ -312,7 +312,7 @@ gst_cuda_blur_class_init (GstCudaBlurClass * klass)
   cv_class->process_cpu = gst_cuda_blur_process_cpu;
   cv_class->release_device = gst_cuda_blur_release_device;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_blur_debug, "cudablur", 0, "cudablur");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_blur_debug, "cudavision-blur", 0, "cudablur element");
 }
 
 static void

@@ -313,7 +313,7 @@ gst_cuda_canny_class_init (GstCudaCannyClass * klass)
   cv_class->process_cpu = gst_cuda_canny_process_cpu;
   cv_class->release_device = gst_cuda_canny_release_device;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_canny_debug, "cudacanny", 0, "cudacanny");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_canny_debug, "cudavision-canny", 0, "cudacanny element");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CANNY_AUTO_THRESHOLD, (GstPluginAPIFlags) 0);
 }
 

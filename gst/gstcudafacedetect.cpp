@@ -559,7 +559,7 @@ gst_cuda_face_detect_class_init (GstCudaFaceDetectClass * klass)
   cv_class->finish_frame = gst_cuda_face_detect_finish_frame;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FACE_DETECT_UPDATES, (GstPluginAPIFlags) 0);
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_face_detect_debug, "cudafacedetect", 0, "cudafacedetect");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_face_detect_debug, "cudavision-facedetect", 0, "cudafacedetect element");
 }
 
 static void

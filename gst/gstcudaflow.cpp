@@ -957,7 +957,7 @@ gst_cuda_flow_class_init (GstCudaFlowClass * klass)
   cv_class->release_device = gst_cuda_flow_release_device;
   cv_class->finish_frame = gst_cuda_flow_finish_frame;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_debug, "cudaflow", 0, "cudaflow");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_flow_debug, "cudavision-flow", 0, "cudaflow element");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_MODE, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_FLOW_OUTPUT, (GstPluginAPIFlags) 0);
 }

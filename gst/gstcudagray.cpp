@@ -109,7 +109,7 @@ gst_cuda_gray_class_init (GstCudaGrayClass * klass)
   cv_class->process_gpu = gst_cuda_gray_process_gpu;
   cv_class->process_cpu = gst_cuda_gray_process_cpu;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_gray_debug, "cudagray", 0, "cudagray");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_gray_debug, "cudavision-gray", 0, "cudagray element");
 }
 
 static void

@@ -556,7 +556,7 @@ gst_cuda_harris_class_init (GstCudaHarrisClass * klass)
   cv_class->release_device = gst_cuda_harris_release_device;
   cv_class->finish_frame = gst_cuda_harris_finish_frame;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_harris_debug, "cudaharris", 0, "cudaharris");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_harris_debug, "cudavision-harris", 0, "cudaharris element");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HARRIS_METHOD, (GstPluginAPIFlags) 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HARRIS_OUTPUT, (GstPluginAPIFlags) 0);
 }

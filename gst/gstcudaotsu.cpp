@@ -353,7 +353,7 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
   cv_class->process_cpu = gst_cuda_otsu_process_cpu;
   cv_class->release_device = gst_cuda_otsu_release_device;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_otsu_debug, "cudaotsu", 0, "cudaotsu");
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_otsu_debug, "cudavision-otsu", 0, "cudaotsu element");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_OTSU_MODE, (GstPluginAPIFlags) 0);
 }
 

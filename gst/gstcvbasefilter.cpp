@@ -5,6 +5,7 @@
 
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
+#include "gstcvnotices.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
@@ -23,7 +24,8 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_cv_base_filter_debug);
 #define GST_CAT_DEFAULT gst_cv_base_filter_debug
-/* The launch policy's choices: GST_DEBUG=cudavision*:5 shows them. */
+/* The launch policy's choices: GST_DEBUG=cudavision*:5 shows them (on the
+ * CPU backend, one line per negotiation saying there are none). */
 GST_DEBUG_CATEGORY_STATIC (gst_cv_launch_debug);
 
 enum {
@@ -84,6 +86,8 @@ struct CvFilterPriv {
   /* the error that device memory needs the GPU backend was posted (once
    * per start: negotiation asks again and again) */
   std::atomic<bool> told_needs_gpu { false };
+  /* the errors posted since the element last left READY (post_message) */
+  GstCvPostedErrors posted_errors;
 };
 
 typedef struct {
@@ -505,6 +509,12 @@ gst_cv_base_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps
   GST_INFO_OBJECT (self, "%s %s -> %s %s on the %s", GST_VIDEO_INFO_NAME (&p->in_info),
       memory_kind_name (p->in_kind), GST_VIDEO_INFO_NAME (&p->out_info), memory_kind_name (p->out_kind),
       p->on_gpu ? "GPU" : "CPU");
+  /* The launch log's readers get an answer on the CPU too: no shapes. */
+  if (!p->on_gpu)
+    GST_CAT_DEBUG_OBJECT (gst_cv_launch_debug, self,
+        "%s %dx%d: the CPU backend (%s) launches no CUDA kernels, so there are no block shapes to choose; "
+        "OpenCV runs the frames",
+        GST_VIDEO_INFO_NAME (&p->in_info), p->in_info.width, p->in_info.height, cpu_backend_reason (self));
   return klass->set_info ? klass->set_info (self, &p->in_info, &p->out_info) : TRUE;
 }
 
@@ -1418,26 +1428,11 @@ start_gpu (GstCvBaseFilter * self, gint device_id)
   return true;
 }
 
-/* backend=auto without a GPU: one line on stderr, once per process, in
- * addition to the bus warning. gst-launch-1.0 -q (tools/demo.sh) and most
- * applications do not print bus warnings, and a pipeline that silently
- * runs 10-100x slower on the CPU is the surprise this line prevents. */
-static void
-announce_cpu_fallback (const gchar * reason)
-{
-  static gsize once = 0;
-  if (g_once_init_enter (&once)) {
-    g_printerr ("cudavision: %s: the elements run on the CPU backend (OpenCV); set backend=cpu to choose it "
-                "explicitly, backend=cuda to make this an error\n",
-        reason);
-    g_once_init_leave (&once, 1);
-  }
-}
-
 /* The launch properties choose and tune CUDA launches: on the CPU backend
- * they do nothing, and one warning lists those that were set. */
-static void
-warn_gpu_only_settings (GstCvBaseFilter * self)
+ * they do nothing. Those that were set, e.g. "block-sizing=auto
+ * save-tuning=true", and how many. */
+static std::string
+gpu_only_settings (GstCvBaseFilter * self, guint * n)
 {
   CvFilterPriv *p = priv (self);
   GST_OBJECT_LOCK (self);
@@ -1447,9 +1442,9 @@ warn_gpu_only_settings (GstCvBaseFilter * self)
   GST_OBJECT_UNLOCK (self);
 
   std::string set;
-  guint n = 0;
-  auto add = [&set, &n] (const std::string & s) {
-    set += (n++ ? " " : "") + s;
+  *n = 0;
+  auto add = [&set, n] (const std::string & s) {
+    set += ((*n)++ ? " " : "") + s;
   };
   if (sizing != DEFAULT_BLOCK_SIZING) {
     GEnumClass *e = (GEnumClass *) g_type_class_ref (GST_TYPE_CV_BLOCK_SIZING);
@@ -1463,13 +1458,43 @@ warn_gpu_only_settings (GstCvBaseFilter * self)
     add ("tuning-table=" + table);
   if (save)
     add ("save-tuning=true");
+  return set;
+}
+
+#define GPU_ONLY_SETTINGS_DETAIL \
+  "block-sizing, block-size, tuning-table and save-tuning choose and tune CUDA launches; OpenCV runs on the CPU"
+
+/* backend=auto without a usable GPU: one bus warning per element, which
+ * also names the launch properties that were set (they do nothing now),
+ * and the pipeline's one line on stderr. */
+static void
+warn_cpu_fallback (GstCvBaseFilter * self, bool no_such_device, gint device_id, int n_devices)
+{
+  const gchar *why = no_such_device ? "CUDA device %d does not exist" : "No usable CUDA device";
+  gchar *reason = g_strdup_printf (why, device_id);
+  guint n = 0;
+  const std::string set = gpu_only_settings (self, &n);
+  const std::string unused = n ? "; " + set + (n == 1 ? " does" : " do") + " nothing there" : "";
+  GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+      ("%s: %s runs on the CPU backend (OpenCV)%s", reason, GST_ELEMENT_NAME (self), unused.c_str ()),
+      ("device-id=%d, %d CUDA device%s; set backend=cpu to choose the CPU explicitly%s", device_id, n_devices,
+          n_devices == 1 ? "" : "s", n ? "; " GPU_ONLY_SETTINGS_DETAIL : ""));
+  gst_cv_announce_cpu_fallback (GST_ELEMENT (self), reason);
+  g_free (reason);
+}
+
+/* backend=cpu with launch properties set: one warning that lists them. */
+static void
+warn_gpu_only_settings (GstCvBaseFilter * self)
+{
+  guint n = 0;
+  const std::string set = gpu_only_settings (self, &n);
   if (n == 0)
     return;
   GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
       ("%s %s nothing on the CPU backend, where %s runs (%s)", set.c_str (), n == 1 ? "does" : "do",
           GST_ELEMENT_NAME (self), cpu_backend_reason (self)),
-      ("block-sizing, block-size, tuning-table and save-tuning choose and tune CUDA launches; OpenCV runs on "
-       "the CPU"));
+      (GPU_ONLY_SETTINGS_DETAIL));
 }
 
 static gboolean
@@ -1506,19 +1531,12 @@ gst_cv_base_filter_start (GstBaseTransform * trans)
     gst_clear_object (&p->context);
     return FALSE;
   }
-  if (!gpu && backend == GST_CV_BACKEND_AUTO) {
-    const gchar *why = no_such_device ? "CUDA device %d does not exist" : "No usable CUDA device";
-    gchar *reason = g_strdup_printf (why, device_id);
-    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("%s: %s runs on the CPU backend (OpenCV)", reason, GST_ELEMENT_NAME (self)),
-        ("device-id=%d, %d CUDA device%s; set backend=cpu to choose the CPU explicitly", device_id, n_devices,
-            n_devices == 1 ? "" : "s"));
-    announce_cpu_fallback (reason);
-    g_free (reason);
-  }
   if (!gpu) {
     gst_clear_object (&p->context);
-    warn_gpu_only_settings (self);
+    if (backend == GST_CV_BACKEND_AUTO)
+      warn_cpu_fallback (self, no_such_device, device_id, n_devices);
+    else
+      warn_gpu_only_settings (self);
   }
 
   p->told_needs_gpu = false;
@@ -1761,6 +1779,30 @@ gst_cv_base_filter_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cv_base_filter_parent_class)->finalize (object);
 }
 
+/* Each run starts with no error said. */
+static GstStateChangeReturn
+gst_cv_base_filter_change_state (GstElement * element, GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    priv (GST_CV_BASE_FILTER (element))->posted_errors.clear ();
+  return GST_ELEMENT_CLASS (gst_cv_base_filter_parent_class)->change_state (element, transition);
+}
+
+/* An error this element already posted in this run is not posted again:
+ * negotiation asks again after a refusal (a reconfigure, the next
+ * buffer), and each check that refused posts its error each time. */
+static gboolean
+gst_cv_base_filter_post_message (GstElement * element, GstMessage * message)
+{
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR && GST_MESSAGE_SRC (message) == GST_OBJECT (element) &&
+      !priv (GST_CV_BASE_FILTER (element))->posted_errors.first (message)) {
+    GST_DEBUG_OBJECT (element, "not posting the same error again");
+    gst_message_unref (message);
+    return FALSE;
+  }
+  return GST_ELEMENT_CLASS (gst_cv_base_filter_parent_class)->post_message (element, message);
+}
+
 static void
 gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
 {
@@ -1795,6 +1837,8 @@ gst_cv_base_filter_class_init (GstCvBaseFilterClass * klass)
           FALSE, GST_CV_PARAM_RW_READY));
 
   element_class->set_context = gst_cv_base_filter_set_context;
+  element_class->change_state = gst_cv_base_filter_change_state;
+  element_class->post_message = gst_cv_base_filter_post_message;
 
   trans_class->start = gst_cv_base_filter_start;
   trans_class->stop = gst_cv_base_filter_stop;

@@ -4,7 +4,7 @@
  * error; backend=auto runs on the CPU, gives the CPU backend's output and
  * warns, on the bus and in gst-launch-1.0's output (-q included, which
  * prints no bus messages: the elements write one line to stderr, once per
- * process). */
+ * pipeline). */
 #include "../common/edge_cases.h"
 
 #include "../../cuda/common/device_info.h"
@@ -128,7 +128,7 @@ TEST (NoGpu, GstLaunchShowsTheFallback)
   Launch quiet = gst_launch ({ "-q", "videotestsrc", "num-buffers=2", "!", "cudagray", "!", "cudablur", "!",
       "cudacanny", "!", "fakesink" });
   EXPECT_EQ (quiet.status, 0) << quiet.out;
-  EXPECT_EQ (count (quiet.out, line), 1u) << "once per process, not per element:\n" << quiet.out;
+  EXPECT_EQ (count (quiet.out, line), 1u) << "once per pipeline, not per element:\n" << quiet.out;
 
   /* without -q: the line and each element's bus warning */
   Launch verbose = gst_launch ({ "videotestsrc", "num-buffers=2", "!", "cudagray", "!", "cudablur", "!", "fakesink" });

@@ -45,9 +45,11 @@ FaceDetectorCpu::loaded () const
 }
 
 std::vector<FaceRect>
-FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
+FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p, std::vector<int> * neighbors)
 {
   std::vector<FaceRect> out;
+  if (neighbors)
+    neighbors->clear ();
   if (!loaded () || gray.width <= 0 || gray.height <= 0)
     return out;
   const cv::Mat m (gray.height, gray.width, CV_8UC1, const_cast<uint8_t *> (gray.data), gray.pitch);
@@ -55,7 +57,8 @@ FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
    * the raw windows in whatever order they finish, so the grouped faces
    * come out in an order that changes from run to run. Sorted (y, x, size,
    * as the GPU backend sorts them) and grouped as it groups them
-   * (groupRectangles, eps 0.2): the same faces, always in one order, the
+   * (groupRectangles, eps 0.2, with its weights: the numDetections of
+   * detectMultiScale's overload): the same faces, always in one order, the
    * GPU backend's. */
   std::vector<cv::Rect> rects;
   cascade_->detectMultiScale (m, rects, p.scale_factor, 0, 0, cv::Size (p.min_width, p.min_height),
@@ -63,10 +66,13 @@ FaceDetectorCpu::detect (ConstImage8 gray, const FaceDetectParams & p)
   std::sort (rects.begin (), rects.end (), [] (const cv::Rect & a, const cv::Rect & b) {
     return std::tie (a.y, a.x, a.width, a.height) < std::tie (b.y, b.x, b.width, b.height);
   });
+  std::vector<int> weights (rects.size (), 1);
   if (p.min_neighbors > 0)
-    cv::groupRectangles (rects, p.min_neighbors, 0.2);
+    cv::groupRectangles (rects, weights, p.min_neighbors, kFaceGroupEps);
   for (const cv::Rect & r : rects)
     out.push_back ({ r.x, r.y, r.width, r.height });
+  if (neighbors)
+    *neighbors = std::move (weights);
   return out;
 }
 

@@ -28,7 +28,10 @@ public:
   bool load (const std::string & path, std::string * error);
   bool loaded () const;
 
-  std::vector<FaceRect> detect (ConstImage8 gray, const FaceDetectParams & params);
+  /* The faces; with `neighbors`, each face's count of raw windows, as
+   * detectMultiScale's numDetections (1 each where min_neighbors is 0). */
+  std::vector<FaceRect> detect (ConstImage8 gray, const FaceDetectParams & params,
+      std::vector<int> * neighbors = nullptr);
 
 private:
   std::unique_ptr<cv::CascadeClassifier> cascade_;

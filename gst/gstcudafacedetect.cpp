@@ -17,7 +17,17 @@
  * is the input frame, with the faces boxed in `color` (green by default)
  * on colour frames when `draw` is set. Every
  * output buffer carries one #GstVideoRegionOfInterestMeta of type "face"
- * per detection; with `post-messages` an element message "facedetect" like
+ * per detection, each with its own id (0, 1, ... in the message's order;
+ * after the ids of region metas from upstream, if any), so that
+ * gst_buffer_get_video_region_of_interest_meta_id() reaches every face.
+ * Each carries a "detection" parameter
+ * (gst_video_region_of_interest_meta_get_param()): `neighbors` (int), the
+ * raw windows grouped into the face (cv::CascadeClassifier::
+ * detectMultiScale's numDetections, 1 with `min-neighbors=0`), the
+ * detector's confidence, higher is surer; and `scale` (double), the face's
+ * width over the cascade window's, about the pyramid scale its windows
+ * were found at. Both backends give the same values. With `post-messages`
+ * an element message "facedetect" like
  * gst-plugins-bad's facedetect lists them, on every frame or as `updates`
  * says (its values are facedetect's: a message costs the streaming thread
  * some 8-15 µs, docs/RELIABILITY.md).
@@ -50,6 +60,7 @@
  */
 #include "gstcudafacedetect.h"
 
+#include "gstcvfacemeta.h"
 #include "gstcvframemessage.h"
 #include "gstcvlumainput.h"
 #include "gstcvoverlay.h"
@@ -112,6 +123,7 @@ struct FacePending {
   cudavision::FaceDetector *gpu = nullptr;
   FaceFrameSettings settings;
   std::vector<cudavision::FaceRect> faces;
+  std::vector<int> neighbors;  /* per face: the raw windows it groups */
 };
 
 /* Two detectors (each with its frame's luma), so that with
@@ -301,7 +313,7 @@ gst_cuda_face_detect_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   if (draw && !result.drawn)
     ret = gst_cv_base_filter_check (base, detector.draw (canvas, result.faces, policy, stream), "box drawing");
   if (ret == GST_FLOW_OK)
-    fr.pending.push ({ nullptr, s, std::move (result.faces) });
+    fr.pending.push ({ nullptr, s, std::move (result.faces), std::move (result.neighbors) });
   return ret;
 }
 
@@ -317,7 +329,8 @@ gst_cuda_face_detect_process_cpu (GstCvBaseFilter * base, GstBuffer *, GstVideoF
   try {
     gst_cv_luma_input_copy_cpu (*self->input, src, dst);
     gst_cv_luma_input_copy_chroma_cpu (*self->input, in, out);
-    frame.faces = self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params);
+    frame.faces =
+        self->cpu->detect (gst_cv_luma_cpu (*self->input, src, self->cpu_gray), s.params, &frame.neighbors);
     if (draws_on (self, s))
       cudavision::cpu::draw_face_boxes (gst_cv_frame_canvas (out, s.color), frame.faces);
   } catch (const std::exception & e) {
@@ -343,7 +356,7 @@ face_quark ()
  * not draw them. */
 static GstFlowReturn
 collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, const FaceFrameSettings & s,
-    GstBuffer * outbuf, std::vector<cudavision::FaceRect> * faces)
+    GstBuffer * outbuf, std::vector<cudavision::FaceRect> * faces, std::vector<int> * neighbors)
 {
   GstCvBaseFilter *base = GST_CV_BASE_FILTER (self);
   cudavision::FaceDetector::Result result;
@@ -353,6 +366,7 @@ collect_held (GstCudaFaceDetect * self, cudavision::FaceDetector & detector, con
   GST_LOG_OBJECT (self, "%zu levels, %zu raw windows, %zu faces", result.levels.size (), result.raw_count,
       result.faces.size ());
   *faces = std::move (result.faces);
+  *neighbors = std::move (result.neighbors);
   if (!draws_on (self, s) || faces->empty () || result.drawn)
     return GST_FLOW_OK;
   GstVideoFrame frame;
@@ -381,13 +395,11 @@ gst_cuda_face_detect_finish_frame (GstCvBaseFilter * base, GstBuffer * inbuf, Gs
   if (!fr.pending.take (base, &frame))
     return GST_FLOW_ERROR;
   if (frame.gpu) {
-    GstFlowReturn ret = collect_held (self, *frame.gpu, frame.settings, outbuf, &frame.faces);
+    GstFlowReturn ret = collect_held (self, *frame.gpu, frame.settings, outbuf, &frame.faces, &frame.neighbors);
     if (ret != GST_FLOW_OK)
       return ret;
   }
-  for (const cudavision::FaceRect & r : frame.faces)
-    gst_buffer_add_video_region_of_interest_meta_id (outbuf, face_quark (), (guint) r.x, (guint) r.y,
-        (guint) r.width, (guint) r.height);
+  gst_cv_add_face_metas (outbuf, face_quark (), frame.faces, frame.neighbors, self->cascade->window_width);
   /* gst-plugins-bad's facedetect's rules */
   const bool faces = !frame.faces.empty ();
   bool post = s.post_messages;

@@ -143,7 +143,8 @@ reset_kernel (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity
 __global__ void
 publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceKey *__restrict__ sorted,
     unsigned capacity, uint32_t *host_header, FaceKey *host_keys, const int4 *__restrict__ merged,
-    unsigned merged_capacity, int4 *host_merged, unsigned done_word, unsigned *blocks_done)
+    const int *__restrict__ merged_neighbors, unsigned merged_capacity, int4 *host_merged, int *host_neighbors,
+    unsigned done_word, unsigned *blocks_done)
 {
   const unsigned n = min (header[0], capacity);
   const unsigned m = merged ? min (header[2], merged_capacity) : 0u;
@@ -153,8 +154,10 @@ publish_kernel (const uint32_t *__restrict__ header, unsigned words, const FaceK
       host_header[i] = header[i];
     if (i < n)
       host_keys[i] = sorted[i];
-    if (i < m)
+    if (i < m) {
       host_merged[i] = merged[i];
+      host_neighbors[i] = merged_neighbors[i];
+    }
   }
   /* The done word (graph_io.h) set by the last block to finish, after
    * every block's writes are out (the threadFenceReduction pattern): what
@@ -296,7 +299,8 @@ roots_kernel (FaceKey *keys, const uint32_t *count, unsigned capacity, int *pare
  * margins and containment test face_grouping_math.h's (the host's), the classes with more than min_neighbors members
  * kept in class order (a block scan), the containment test of each kept
  * class against every other, and the survivors, in the same order, into
- * `out` (mapped host memory) with their count in *out_count. The host then
+ * `out` with their count in *out_count and their member counts (OpenCV's
+ * numDetections) in `out_neighbors`. The host then
  * reads a few rectangles instead of grouping thousands of windows: for the
  * LFW mosaic (5511 raw windows at 1080p) its labels and merge took about
  * 100 us of the frame on the GPU machine's host (H100, 2026-11-27). */
@@ -305,7 +309,7 @@ constexpr int kMergeThreads = 1024;
 __global__ void __launch_bounds__ (kMergeThreads)
 merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, const uint32_t *count,
     unsigned capacity, int min_neighbors, double eps, int4 *sums, int *members, int4 *kept, int4 *kept_info,
-    uint32_t *out_count, int4 *out)
+    uint32_t *out_count, int4 *out, int *out_neighbors)
 {
   using Scan = cub::BlockScan<int, kMergeThreads>;
   __shared__ typename Scan::TempStorage scan;
@@ -350,11 +354,11 @@ merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, 
   int nout = 0;
   for (int c0 = 0; c0 < nkept; c0 += kMergeThreads) {
     const int k1 = c0 + tid;
-    int keep = 0;
+    int keep = 0, n1 = 0;
     int4 r1 = make_int4 (0, 0, 0, 0);
     if (k1 < nkept) {
       r1 = kept[k1];
-      const int n1 = kept_info[k1].x;
+      n1 = kept_info[k1].x;
       bool inside = false;
       for (int k2 = 0; k2 < nkept && !inside; k2++) {
         if (k2 == k1)
@@ -366,8 +370,10 @@ merge_kernel (const FaceKey *__restrict__ keys, const int4 *__restrict__ rects, 
     }
     int pos, total;
     Scan (scan).ExclusiveSum (keep, pos, total);
-    if (keep)
+    if (keep) {
       out[nout + pos] = r1;
+      out_neighbors[nout + pos] = n1;
+    }
     nout += total;
     __syncthreads ();
   }
@@ -402,25 +408,26 @@ launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned 
 
 CudaStatus
 launch_publish_results (uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
-    unsigned done_word, cudaStream_t stream)
+    uint32_t *host_header, FaceKey *host_keys, const MergedFaces & merged, unsigned merged_capacity,
+    const MergedFaces & host_merged, unsigned done_word, cudaStream_t stream)
 {
   if (done_word >= words)
     return { cudaErrorInvalidValue, "facedetect publish: the done word is outside the header" };
-  const unsigned most = std::max ({ words, capacity, merged ? merged_capacity : 0u });
+  const unsigned most = std::max ({ words, capacity, merged.rects ? merged_capacity : 0u });
   const unsigned blocks = std::max (1u, std::min (64u, (most + 255) / 256));
-  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys, merged,
-      merged_capacity, host_merged, done_word, header + done_word);
+  publish_kernel<<<blocks, 256, 0, stream>>> (header, words, sorted, capacity, host_header, host_keys, merged.rects,
+      merged.neighbors, merged_capacity, host_merged.rects, host_merged.neighbors, done_word, header + done_word);
   CV_CUDA_TRY_LAUNCH ("facedetect publish_kernel");
   return {};
 }
 
 CudaStatus
 launch_merge_classes (const FaceKey *sorted, const uint32_t *count, unsigned capacity, int min_neighbors,
-    const GroupScratch & g, const MergeScratch & m, uint32_t *out_count, int4 *out, cudaStream_t stream)
+    const GroupScratch & g, const MergeScratch & m, uint32_t *out_count, const MergedFaces & out,
+    cudaStream_t stream)
 {
   merge_kernel<<<1, kMergeThreads, 0, stream>>> (sorted, g.rects, count, capacity, min_neighbors, kFaceGroupEps,
-      m.sums, m.members, m.kept, m.kept_info, out_count, out);
+      m.sums, m.members, m.kept, m.kept_info, out_count, out.rects, out.neighbors);
   CV_CUDA_TRY_LAUNCH ("facedetect merge_kernel");
   return {};
 }

@@ -78,18 +78,21 @@ partition_rectangles (const std::vector<FaceRect> & rects, std::vector<int> & la
 }
 
 void
-group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps)
+group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps, std::vector<int> * neighbors)
 {
-  if (min_neighbors <= 0 || rects.empty ())
+  if (min_neighbors <= 0 || rects.empty ()) {
+    if (neighbors)
+      neighbors->assign (rects.size (), 1);
     return;
+  }
   std::vector<int> labels;
   const int nclasses = partition_rectangles (rects, labels, eps);
-  merge_classes (rects, labels, nclasses, min_neighbors, eps);
+  merge_classes (rects, labels, nclasses, min_neighbors, eps, neighbors);
 }
 
 void
 merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, int nclasses, int min_neighbors,
-    double eps)
+    double eps, std::vector<int> * neighbors)
 {
   const int n = (int) rects.size ();
   std::vector<FaceRect> sum (nclasses);
@@ -121,6 +124,8 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
       kept.push_back ({ c, grouping::containment_margin (mean[c].width, eps),
           grouping::containment_margin (mean[c].height, eps) });
   rects.clear ();
+  if (neighbors)
+    neighbors->clear ();
   for (const Kept & k1 : kept) {
     const FaceRect & r1 = mean[k1.cls];
     const int n1 = count[k1.cls];
@@ -132,23 +137,33 @@ merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & label, in
         continue;
       inside = grouping::inside_stronger (r1, n1, mean[k2.cls], count[k2.cls], k2.dx, k2.dy);
     }
-    if (!inside)
-      rects.push_back (r1);
+    if (inside)
+      continue;
+    rects.push_back (r1);
+    if (neighbors)
+      neighbors->push_back (n1);
   }
 }
 
 void
-clip_rectangles (std::vector<FaceRect> & rects, int width, int height)
+clip_rectangles (std::vector<FaceRect> & rects, int width, int height, std::vector<int> * neighbors)
 {
   std::vector<FaceRect> out;
+  std::vector<int> out_neighbors;
   out.reserve (rects.size ());
-  for (const FaceRect & r : rects) {
+  for (size_t i = 0; i < rects.size (); i++) {
+    const FaceRect & r = rects[i];
     const int x0 = std::max (r.x, 0), y0 = std::max (r.y, 0);
     const int x1 = std::min (r.x + r.width, width), y1 = std::min (r.y + r.height, height);
-    if (x1 > x0 && y1 > y0)
-      out.push_back ({ x0, y0, x1 - x0, y1 - y0 });
+    if (x1 <= x0 || y1 <= y0)
+      continue;
+    out.push_back ({ x0, y0, x1 - x0, y1 - y0 });
+    if (neighbors)
+      out_neighbors.push_back ((*neighbors)[i]);
   }
   rects.swap (out);
+  if (neighbors)
+    neighbors->swap (out_neighbors);
 }
 
 }  // namespace cudavision

@@ -18,8 +18,11 @@ namespace cudavision {
  * sizes) / 2 of each other, averages each cluster, drops clusters of
  * min_neighbors members or fewer and clusters inside a stronger one.
  * min_neighbors <= 0 returns the list unchanged, as OpenCV does. The output
- * order is OpenCV's (clusters in order of their first member). */
-void group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps = kFaceGroupEps);
+ * order is OpenCV's (clusters in order of their first member). With
+ * `neighbors`, each output rectangle's cluster size, as cv::groupRectangles'
+ * weights (1 each where min_neighbors <= 0). */
+void group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double eps = kFaceGroupEps,
+    std::vector<int> * neighbors = nullptr);
 
 /* The first half of group_rectangles: each rectangle's class (0, 1, ...
  * numbered by their first member, as cv::partition numbers them); returns
@@ -27,12 +30,14 @@ void group_rectangles (std::vector<FaceRect> & rects, int min_neighbors, double 
 int partition_rectangles (const std::vector<FaceRect> & rects, std::vector<int> & labels, double eps = kFaceGroupEps);
 
 /* The second half: replaces `rects` by its classes' means, less those of
- * min_neighbors members or fewer and those inside a stronger one. */
+ * min_neighbors members or fewer and those inside a stronger one; with
+ * `neighbors`, the kept classes' member counts. */
 void merge_classes (std::vector<FaceRect> & rects, const std::vector<int> & labels, int nclasses, int min_neighbors,
-    double eps = kFaceGroupEps);
+    double eps = kFaceGroupEps, std::vector<int> * neighbors = nullptr);
 
 /* Intersects each rectangle with the image and drops empty ones
- * (cv::CascadeClassifier::detectMultiScale's final step). */
-void clip_rectangles (std::vector<FaceRect> & rects, int width, int height);
+ * (cv::CascadeClassifier::detectMultiScale's final step); `neighbors`
+ * (one per rectangle, may be null) keeps up. */
+void clip_rectangles (std::vector<FaceRect> & rects, int width, int height, std::vector<int> * neighbors = nullptr);
 
 }  // namespace cudavision

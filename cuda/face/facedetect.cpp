@@ -143,7 +143,7 @@ FaceDetector::ensure_lists ()
   /* the counters: 4, a list count per kernel but the deep one (ends_) and
    * batch, the deep kernel's queue per batch */
   state_header_words_ = (4 + (ends_.size () + 1) * plan_.batches.size () + 3) / 4 * 4;
-  const size_t bytes = merged_offset () + (size_t) face_capacity_ * sizeof (int4);
+  const size_t bytes = neighbors_offset () + (size_t) face_capacity_ * sizeof (int);
   if (bytes > state_.size ()) {
     CudaStatus s = state_.allocate (bytes);
     if (s.ok ())
@@ -169,7 +169,7 @@ FaceDetector::ensure_lists ()
     if (s.ok ())
       s = rects_.allocate ((size_t) face_capacity_ * sizeof (int4));
     if (s.ok ())
-      s = merge_.allocate ((size_t) face_capacity_ * (4 * sizeof (int4) + sizeof (int)));
+      s = merge_.allocate ((size_t) face_capacity_ * (4 * sizeof (int4) + 2 * sizeof (int)));
     if (s.ok ())
       s = facedetect::sort_faces_scratch_bytes (face_capacity_, &sort_scratch_bytes_);
     if (s.ok ())
@@ -258,13 +258,15 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   if (!s.ok ())
     return s;
   uint32_t *host = static_cast<uint32_t *> (host_state_device_);
-  /* the merged faces on the device: after merge_'s scratch */
-  int4 *merged = nullptr;
+  /* the merged faces on the device, in merge_ after its scratch: their
+   * rectangles, then after the class counts their neighbour counts */
+  MergedFaces merged;
   if (group) {
     int4 *m = merge_.as<int4> ();
     const size_t cap = face_capacity_;
-    merged = m + 3 * cap;
-    const MergeScratch merge { m, reinterpret_cast<int *> (m + 4 * cap), m + cap, m + 2 * cap };
+    int *members = reinterpret_cast<int *> (m + 4 * cap);
+    merged = { m + 3 * cap, members + cap };
+    const MergeScratch merge { m, members, m + cap, m + 2 * cap };
     s = launch_merge_classes (sorted, header, face_capacity_, min_neighbors_, scratch, merge, header + 2, merged,
         stream);
     if (!s.ok ())
@@ -278,12 +280,16 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   /* ... and last the word collect () reads instead of querying the
    * event: the results are the host's once it is set (the boxes may
    * still be drawn; the output's own event covers them) */
+  uint8_t *host_bytes = reinterpret_cast<uint8_t *> (host);
+  const MergedFaces host_merged { reinterpret_cast<int4 *> (host_bytes + merged_offset ()),
+    reinterpret_cast<int *> (host_bytes + neighbors_offset ()) };
   s = launch_publish_results (header, (unsigned) state_header_words_, sorted, keys, host,
-      reinterpret_cast<FaceKey *> (host + state_header_words_), merged, face_capacity_,
-      reinterpret_cast<int4 *> (reinterpret_cast<uint8_t *> (host) + merged_offset ()), (unsigned) kDoneWord, stream);
+      reinterpret_cast<FaceKey *> (host + state_header_words_), merged, face_capacity_, host_merged,
+      (unsigned) kDoneWord, stream);
   /* the boxes on the frame's copy, from the merged faces where they are */
   if (s.ok () && io && io->draw && group)
-    s = launch_draw_merged (header + 2, merged, face_capacity_, dargs_.as<LumaCopyArgs> (), io->canvas, policy, stream);
+    s = launch_draw_merged (header + 2, merged.rects, face_capacity_, dargs_.as<LumaCopyArgs> (), io->canvas, policy,
+        stream);
   return s;
 }
 
@@ -495,6 +501,7 @@ CudaStatus
 FaceDetector::collect (Result * result)
 {
   result->faces.clear ();
+  result->neighbors.clear ();
   result->raw.clear ();
   result->raw_count = 0;
   result->batches = 0;
@@ -547,9 +554,11 @@ FaceDetector::collect (Result * result)
     /* grouped on the device (merge_kernel): the faces, in order */
     const uint32_t m = std::min (reinterpret_cast<const uint32_t *> (host)[2], face_capacity_);
     const int4 *merged = reinterpret_cast<const int4 *> (host + merged_offset ());
+    const int *neighbors = reinterpret_cast<const int *> (host + neighbors_offset ());
     result->faces.reserve (m);
     for (uint32_t i = 0; i < m; i++)
       result->faces.push_back ({ merged[i].x, merged[i].y, merged[i].z, merged[i].w });
+    result->neighbors.assign (neighbors, neighbors + m);
   } else {
     if (raw_windows_)
       result->faces = result->raw;
@@ -558,10 +567,12 @@ FaceDetector::collect (Result * result)
     if (grouping_) {
       std::vector<int> labels;
       const int nclasses = partition_rectangles (result->faces, labels);
-      merge_classes (result->faces, labels, nclasses, params.min_neighbors);
+      merge_classes (result->faces, labels, nclasses, params.min_neighbors, kFaceGroupEps, &result->neighbors);
+    } else {
+      result->neighbors.assign (result->faces.size (), 1);
     }
   }
-  clip_rectangles (result->faces, gray.width, gray.height);
+  clip_rectangles (result->faces, gray.width, gray.height, &result->neighbors);
   return {};
 }
 

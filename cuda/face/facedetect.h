@@ -96,6 +96,9 @@ class FaceDetector {
 public:
   struct Result {
     std::vector<FaceRect> faces;   /* grouped and clipped, as detectMultiScale */
+    /* per face, the raw windows it groups: detectMultiScale's numDetections
+     * (1 each with min_neighbors 0, where nothing is grouped) */
+    std::vector<int> neighbors;
     std::vector<FaceRect> raw;     /* every accepted window, sorted (set_raw_windows) */
     size_t raw_count = 0;          /* how many there were */
     std::vector<FaceLevel> levels; /* the pyramid that was searched */
@@ -271,7 +274,8 @@ private:
    * merged faces' count, a spare word (in the host's copy: the frame's
    * done word, kDoneWord), then per batch one count per list written
    * (ends_.size ()); the keys start at a 16-byte boundary. The host's copy
-   * (mapped) then holds the merged faces (int4) from merged_offset (). */
+   * (mapped) then holds the merged faces (int4) from merged_offset (), and
+   * their neighbour counts (int) from neighbors_offset (). */
   static constexpr size_t kDoneWord = 3;
   DeviceBuffer state_;
   PinnedBuffer host_state_;
@@ -282,6 +286,7 @@ private:
     return (state_header_words_ * sizeof (uint32_t) + (size_t) face_capacity_ * sizeof (facedetect::FaceKey) + 15) /
         16 * 16;
   }
+  size_t neighbors_offset () const { return merged_offset () + (size_t) face_capacity_ * sizeof (int4); }
   unsigned face_capacity_ = 0;
   /* the device grouping's scratch */
   bool device_grouping_ = true;

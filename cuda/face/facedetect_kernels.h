@@ -135,16 +135,24 @@ struct FrameArgsCopy {
  * them). */
 CudaStatus launch_reset_results (uint32_t *header, unsigned words, FaceKey *keys, unsigned capacity,
     const FrameArgsCopy & args, cudaStream_t stream);
+/* The device grouping's faces: each one's rectangle and the number of raw
+ * windows it groups (its class's members, OpenCV's numDetections), one
+ * entry per face in both. */
+struct MergedFaces {
+  int4 *rects = nullptr;
+  int *neighbors = nullptr;
+};
 /* After the sort: the `words` counters and the first min (count, capacity)
  * sorted keys to the host (mapped pinned memory, device pointers); with
- * `merged` (the device grouping's faces, min (header[2],
- * merged_capacity) of them) those too, into `host_merged`; last,
+ * `merged.rects` (the device grouping's faces, min (header[2],
+ * merged_capacity) of them) those and their neighbour counts too, into
+ * `host_merged`; last,
  * host_header[done_word] set to 1 (done_seen, graph_io.h). header
  * [done_word] counts the kernel's blocks: zero from the reset, unused
  * otherwise. */
 CudaStatus launch_publish_results (uint32_t *header, unsigned words, const FaceKey *sorted, unsigned capacity,
-    uint32_t *host_header, FaceKey *host_keys, const int4 *merged, unsigned merged_capacity, int4 *host_merged,
-    unsigned done_word, cudaStream_t stream);
+    uint32_t *host_header, FaceKey *host_keys, const MergedFaces & merged, unsigned merged_capacity,
+    const MergedFaces & host_merged, unsigned done_word, cudaStream_t stream);
 CudaStatus launch_sort_and_group (const FaceKey *keys, FaceKey *sorted, const uint32_t *count, unsigned capacity,
     int end_bit, bool group, const LevelDesc *levels, const GroupScratch & scratch, const LaunchPolicy & policy,
     cudaStream_t stream, const HookContext & hc);
@@ -158,9 +166,11 @@ struct MergeScratch {
 };
 /* After launch_sort_and_group with `group`: face_grouping.cpp's
  * merge_classes over the `count` sorted keys' classes, the grouped faces
- * (unclipped) into `out` and their number into *out_count (face_group.cu). */
+ * (unclipped) and their neighbour counts into `out` and their number into
+ * *out_count (face_group.cu). */
 CudaStatus launch_merge_classes (const FaceKey *sorted, const uint32_t *count, unsigned capacity, int min_neighbors,
-    const GroupScratch & scratch, const MergeScratch & merge, uint32_t *out_count, int4 *out, cudaStream_t stream);
+    const GroupScratch & scratch, const MergeScratch & merge, uint32_t *out_count, const MergedFaces & out,
+    cudaStream_t stream);
 
 /* Up to this many boxes travel in the draw launch's parameters. */
 constexpr int kInlineBoxes = 32;

@@ -296,19 +296,22 @@ TEST (FaceReference, LevelPlan)
   EXPECT_TRUE (plan_face_levels (640, 480, 24, 24, p).empty ());
 }
 
-/* group_rectangles on `rects` equals cv::groupRectangles, order included. */
+/* group_rectangles on `rects` equals cv::groupRectangles, order included,
+ * and so do the neighbour counts (its weights). */
 static void
 expect_grouping_is_opencvs (std::vector<cv::Rect> rects, int threshold, int trial)
 {
   std::vector<FaceRect> ours;
   for (const cv::Rect & r : rects)
     ours.push_back ({ r.x, r.y, r.width, r.height });
-  cv::groupRectangles (rects, threshold, kFaceGroupEps);
-  group_rectangles (ours, threshold);
+  std::vector<int> weights, neighbors;
+  cv::groupRectangles (rects, weights, threshold, kFaceGroupEps);
+  group_rectangles (ours, threshold, kFaceGroupEps, &neighbors);
   ASSERT_EQ (ours.size (), rects.size ()) << "trial " << trial;
   for (size_t i = 0; i < ours.size (); i++)
     ASSERT_EQ (ours[i], (FaceRect { rects[i].x, rects[i].y, rects[i].width, rects[i].height }))
         << "trial " << trial << " rect " << i;
+  ASSERT_EQ (neighbors, weights) << "trial " << trial;
 }
 
 /* The host grouping against cv::groupRectangles, order included, on
@@ -357,9 +360,12 @@ TEST (FaceReference, GroupingIsGroupRectanglesOnThousands)
 TEST (FaceReference, Clipping)
 {
   std::vector<FaceRect> r { { -5, -5, 20, 20 }, { 90, 90, 20, 20 }, { 100, 10, 5, 5 }, { 10, 10, 5, 5 } };
-  clip_rectangles (r, 100, 100);
+  std::vector<int> neighbors { 4, 5, 6, 7 };
+  clip_rectangles (r, 100, 100, &neighbors);
   ASSERT_EQ (r.size (), 3u);
   EXPECT_EQ (r[0], (FaceRect { 0, 0, 15, 15 }));
   EXPECT_EQ (r[1], (FaceRect { 90, 90, 10, 10 }));
   EXPECT_EQ (r[2], (FaceRect { 10, 10, 5, 5 }));
+  /* each count stays with its rectangle */
+  EXPECT_EQ (neighbors, (std::vector<int> { 4, 5, 7 }));
 }

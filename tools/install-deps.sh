@@ -7,7 +7,7 @@ PKGS="meson ninja-build pkg-config g++ python3
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
   gstreamer1.0-tools libopencv-dev opencv-data libgtest-dev
-  python3-gi gir1.2-gst-plugins-base-1.0
+  python3-gi gir1.2-gst-plugins-base-1.0 python3-gst-1.0
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0"
 missing=$(for p in $PKGS; do dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"; done)
 if [ -n "$missing" ]; then

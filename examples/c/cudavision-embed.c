@@ -17,16 +17,20 @@
  * --backend defaults to $CUDAVISION_BACKEND, else auto (the GPU when there
  * is one). --check exits 1 unless every frame came back binarized (black
  * and white both present) with its metas, every meta agrees with the
- * element's message about that frame, and cudaflow measured the motion the
- * program applied.
+ * element's message about that frame (each face reached by its own id),
+ * and cudaflow measured the motion the program applied.
  *
  * How the metas are read: through libgstcudavision-1.0, the library the
  * plugin itself links (pkg-config gstreamer-cudavision-1.0). Its functions
  * (gst_buffer_get_cv_keypoints_meta (), ...) and struct layouts are the
  * plugin's own, and a process registers each meta once, whether the
  * program or the plugin makes the first one. The face regions are
- * GStreamer's own GstVideoRegionOfInterestMeta (libgstvideo). Messages are
- * plain GstStructures: "cudaharris", "cudaotsu", "facedetect", "cudaflow".
+ * GStreamer's own GstVideoRegionOfInterestMeta (libgstvideo), one per face
+ * with its own id (gst_buffer_get_video_region_of_interest_meta_id ()
+ * reaches each) and a "detection" parameter: the raw windows grouped into
+ * the face (`neighbors`, the detector's confidence) and its `scale`.
+ * Messages are plain GstStructures: "cudaharris", "cudaotsu", "facedetect",
+ * "cudaflow".
  *
  *   cc cudavision-embed.c $(pkg-config --cflags --libs gstreamer-cudavision-1.0 \
  *       gstreamer-app-1.0 gstreamer-video-1.0) -lm */
@@ -61,6 +65,9 @@ typedef struct {
   guint meta_threshold, meta_corners;
   gboolean got_otsu_msg, got_harris_msg;
   guint msg_threshold, msg_corners;
+  guint faces_meta, faces_by_id; /* face regions, and those reached by their id */
+  gboolean got_faces_msg;
+  guint msg_faces;
   gboolean got_flow_meta; /* cudaflow in the pipeline */
   guint flow_tracked;
   double flow_dx, flow_dy; /* mean motion of the tracked points */
@@ -233,13 +240,27 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->meta_threshold = otsu->threshold;
   }
 
+  /* Each face by its id, as an application that keeps ids would look it
+   * up, with what the detector says of it. */
   gpointer state = NULL;
   GstMeta *m;
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    const GstVideoRegionOfInterestMeta *roi = (const GstVideoRegionOfInterestMeta *) m;
-    printf ("  region of interest: %s at (%u, %u) %ux%u\n", g_quark_to_string (roi->roi_type), roi->x, roi->y,
-        roi->w, roi->h);
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    r->faces_meta++;
+    if (gst_buffer_get_video_region_of_interest_meta_id (buf, roi->id) == roi)
+      r->faces_by_id++;
+    printf ("  region of interest %d: %s at (%u, %u) %ux%u", roi->id, g_quark_to_string (roi->roi_type), roi->x,
+        roi->y, roi->w, roi->h);
+    GstStructure *detection = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    gint neighbors;
+    gdouble scale;
+    if (detection && gst_structure_get_int (detection, "neighbors", &neighbors) &&
+        gst_structure_get_double (detection, "scale", &scale))
+      printf (", %d neighbors, scale %.2f", neighbors, scale);
+    printf ("\n");
   }
+  if (r->faces_meta)
+    printf ("  regions of interest: %u, %u reached by their id\n", r->faces_meta, r->faces_by_id);
 
   const GstCvFlowMeta *flow = gst_buffer_get_cv_flow_meta (buf);
   if (flow) {
@@ -300,8 +321,11 @@ print_message (GstMessage * msg, GHashTable * records)
         GST_TIME_ARGS (ts), v, mean, median);
   } else if (gst_structure_has_name (s, "facedetect")) {
     const GValue *faces = gst_structure_get_value (s, "faces");
-    printf ("message facedetect  %" GST_TIME_FORMAT ": %u face(s)\n", GST_TIME_ARGS (ts),
-        faces && GST_VALUE_HOLDS_LIST (faces) ? gst_value_list_get_size (faces) : 0);
+    const guint n = faces && GST_VALUE_HOLDS_LIST (faces) ? gst_value_list_get_size (faces) : 0;
+    printf ("message facedetect  %" GST_TIME_FORMAT ": %u face(s)\n", GST_TIME_ARGS (ts), n);
+    FrameRecord *r = record_for (records, ts);
+    r->got_faces_msg = TRUE;
+    r->msg_faces = n;
   } else {
     /* Other elements' messages (cudaflow's motion summary, ...) verbatim. */
     gchar *str = gst_structure_to_string (s);
@@ -344,7 +368,7 @@ drain_bus (GstBus * bus, GHashTable * records)
  * with cudaflow, the measured motion equal to the one applied (points
  * crossing the wrapping seam are a small minority: 0.25 px of slack). */
 static gboolean
-check_records (GHashTable * records, guint frames, gboolean with_flow)
+check_records (GHashTable * records, guint frames, gboolean with_faces, gboolean with_flow)
 {
   guint complete = 0;
   gboolean ok = TRUE;
@@ -370,6 +394,12 @@ check_records (GHashTable * records, guint frames, gboolean with_flow)
     if (r->meta_corners != r->msg_corners || r->meta_threshold != r->msg_threshold || r->meta_corners == 0) {
       fprintf (stderr, "CHECK %" GST_TIME_FORMAT ": meta says %u corners, threshold %u; messages say %u, %u\n",
           GST_TIME_ARGS (ts), r->meta_corners, r->meta_threshold, r->msg_corners, r->msg_threshold);
+      ok = FALSE;
+      continue;
+    }
+    if (with_faces && (!r->got_faces_msg || r->faces_meta != r->msg_faces || r->faces_by_id != r->faces_meta)) {
+      fprintf (stderr, "CHECK %" GST_TIME_FORMAT ": %u face regions, %u reached by their id; facedetect message %d "
+          "with %u faces\n", GST_TIME_ARGS (ts), r->faces_meta, r->faces_by_id, r->got_faces_msg, r->msg_faces);
       ok = FALSE;
       continue;
     }
@@ -516,7 +546,7 @@ main (int argc, char **argv)
   printf ("%u of %d frames came back\n", received, frames);
 
   if (check && ok)
-    ok = check_records (records, (guint) frames, have_flow);
+    ok = check_records (records, (guint) frames, have_faces, have_flow);
 
   gst_element_set_state (pipe, GST_STATE_NULL);
   g_hash_table_destroy (records);

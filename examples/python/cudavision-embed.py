@@ -14,11 +14,13 @@ Elements the plugin does not have yet (in brackets) are left out.
 
     cudavision-embed.py [--backend auto|cuda|cpu] [--frames N] [--check] [PICTURE]
 
-Needs Debian's python3-gi and gir1.2-gst-plugins-base-1.0, the plugin on
-GST_PLUGIN_PATH (or installed), and libgstcudavision-1.0's introspection
-data: GstCudaVision-1.0.typelib on GI_TYPELIB_PATH (build/gst-libs/gst/
-cudavision in the build tree, LIBDIR/girepository-1.0 installed) with its
-library on the loader's path (LD_LIBRARY_PATH for a private prefix).
+Needs Debian's python3-gi, gir1.2-gst-plugins-base-1.0 and python3-gst-1.0
+(GStreamer's overrides: Gst.ValueList, for the message's face list), the
+plugin on GST_PLUGIN_PATH (or installed), and libgstcudavision-1.0's
+introspection data: GstCudaVision-1.0.typelib on GI_TYPELIB_PATH
+(build/gst-libs/gst/cudavision in the build tree, LIBDIR/girepository-1.0
+installed) with its library on the loader's path (LD_LIBRARY_PATH for a
+private prefix).
 
 What Python reads:
   - corners, the Otsu threshold and the flow: GstCudaVision's
@@ -30,9 +32,12 @@ What Python reads:
     (PyGObject cannot read an array field sized by another field).
   - faces: GStreamer's own GstVideoRegionOfInterestMeta, through GstVideo.
     The bindings reach these metas by id only
-    (GstVideo.buffer_get_video_region_of_interest_meta_id), so the script
-    asks for ids 0..n-1 and reports how many it could read; the
-    "facedetect" message lists every face.
+    (GstVideo.buffer_get_video_region_of_interest_meta_id); cudafacedetect
+    gives each face of a frame its own id, 0..n-1, so the script reads
+    every one, with its "detection" parameter (meta.get_param): the raw
+    windows grouped into the face (neighbors, the detector's confidence)
+    and its scale. The "facedetect" message lists the same faces (a
+    Gst.ValueList of "face" structures).
   - the element messages "cudaharris" (the count and the 50 strongest
     corners), "cudaotsu" (the threshold) and "cudaflow" (the count, mean and
     median displacement), which --check holds against the metas.
@@ -123,7 +128,9 @@ def white_share(buf, info):
     if not ok:
         return -1.0
     try:
-        data, stride, w = m.data, info.stride[0], info.width
+        # bytes with the plain bindings, a memoryview with gst-python's
+        # overrides: bytes either way
+        data, stride, w = bytes(m.data), info.stride[0], info.width
         white = sum(data[y * stride:y * stride + w].count(255) for y in range(info.height))
     finally:
         buf.unmap(m)
@@ -164,21 +171,35 @@ def read_flow(buf, rec):
 
 
 def face_rois(buf):
-    """The region-of-interest metas readable by id, and how many there are."""
+    """The region-of-interest metas by id: how many the buffer has, and a
+    list of (id, type, (x, y, w, h), neighbors, scale) for the ids 0..n-1
+    that reach one (neighbors and scale None without a "detection"
+    parameter)."""
     api = GstVideo.VideoRegionOfInterestMeta.get_info().api
     n = buf.get_n_meta(api)
-    found = {}
+    found = []
     for roi_id in range(n):
         m = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, roi_id)
-        if m:
-            found[(m.x, m.y, m.w, m.h)] = GLib.quark_to_string(m.roi_type)
+        if not m:
+            continue
+        neighbors = scale = None
+        detection = m.get_param("detection")
+        if detection is not None:
+            neighbors = detection.get_value("neighbors")
+            scale = detection.get_value("scale")
+        found.append((m.id, GLib.quark_to_string(m.roi_type), (m.x, m.y, m.w, m.h), neighbors, scale))
     return n, found
 
 
 def structure_list(s, field):
-    """A list field of a message (a GstValueList) as Python values. Without
-    gst-python's overrides the bindings cannot convert a GstValueList;
-    Gst.Structure.get_list gives it as a GValueArray instead."""
+    """A list field of a message (a GstValueList) as Python values: a
+    Gst.ValueList through gst-python's overrides (python3-gst-1.0). Without
+    them the bindings cannot convert a GstValueList (get_value raises
+    TypeError) and Gst.Structure.get_list gives it as a GValueArray
+    instead."""
+    if hasattr(Gst, "ValueList"):
+        value = s.get_value(field)
+        return list(value) if value is not None else []
     ok, arr = s.get_list(field)
     if not ok:
         return []
@@ -210,10 +231,12 @@ def print_message(msg, records):
             strongest = f"; strongest ({c.get_value('x'):.0f}, {c.get_value('y'):.0f})"
         print(f"message cudaharris  {ts / Gst.SECOND:.3f} s: {rec['corners']} corners{strongest}")
     elif name == "facedetect":
-        faces = structure_list(s, "faces")
-        boxes = ", ".join(f"({f.get_value('x')}, {f.get_value('y')}) {f.get_value('width')}x{f.get_value('height')}"
-                          for f in faces)
-        print(f"message facedetect  {ts / Gst.SECOND:.3f} s: {len(faces)} face(s) {boxes}")
+        faces = structure_list(s, "faces")  # "face" structures, in the metas' id order
+        rec["message_faces"] = [(f.get_value("x"), f.get_value("y"), f.get_value("width"), f.get_value("height"))
+                                for f in faces]
+        print(f"message facedetect  {ts / Gst.SECOND:.3f} s: {len(faces)} face(s)")
+        for i, (x, y, w, h) in enumerate(rec["message_faces"]):
+            print(f"  face {i}: ({x}, {y}) {w}x{h}")
     elif name == "cudaflow":
         rec["flow_count"] = s.get_value("count")
         print(f"message cudaflow    {ts / Gst.SECOND:.3f} s: {s.get_value('count')} tracked, "
@@ -240,10 +263,12 @@ def drain_bus(bus, records):
             ok = False
 
 
-def check(records, frames, with_flow):
+def check(records, frames, with_faces, with_flow):
     """--check: every frame back, binarized, with its metas and messages;
     the metas agree with the messages (corner count, the strongest corners
-    value for value, threshold, tracked points); with cudaflow, the mean
+    value for value, threshold, tracked points; with cudafacedetect, every
+    face of the message reached by its id, in order, with its detection
+    parameter); with cudaflow, the mean
     motion of the flow meta equal to the applied one (0.25 px of slack for
     the points crossing the wrapping seam)."""
     complete = 0
@@ -262,6 +287,15 @@ def check(records, frames, with_flow):
             problems.append("the meta's strongest corners differ from the message's list")
         if rec["meta_otsu"] != rec["otsu"]:
             problems.append(f"Otsu meta {rec['meta_otsu']}, message {rec['otsu']}")
+        if with_faces:
+            listed = rec.get("message_faces")
+            faces = rec.get("meta_faces", [])
+            if listed is None:
+                problems.append("no facedetect message")
+            elif [box for (_, _, box, _, _) in faces] != listed:
+                problems.append(f"{len(faces)} faces reached by id, the message lists {len(listed)}")
+            elif any(fid != i or n is None or n < 1 for i, (fid, _, _, n, _) in enumerate(faces)):
+                problems.append("a face without its own id or its detection parameter")
         if not 0 < rec.get("white", 0) < 1:
             problems.append(f"binarized frame {100 * rec.get('white', 0):.1f}% white: one class is empty")
         i = round(ts * FPS / Gst.SECOND)
@@ -315,9 +349,12 @@ def run(pipe, w, h, rows, frames):
         read_otsu(buf, rec)
         read_flow(buf, rec)
         n, rois = face_rois(buf)
+        rec["meta_faces"] = [r for r in rois if r[1] == "face"]
+        for roi_id, kind, (x, y, rw, rh), neighbors, scale in rois:
+            detail = f", {neighbors} neighbors, scale {scale:.2f}" if neighbors is not None else ""
+            print(f"  region of interest {roi_id}: {kind} at ({x}, {y}) {rw}x{rh}{detail}")
         if n:
-            print(f"  regions of interest: {n} ({len(rois)} readable by id):",
-                  ", ".join(f"{t} at ({x}, {y}) {rw}x{rh}" for (x, y, rw, rh), t in rois.items()))
+            print(f"  regions of interest: {n}, {len(rois)} reached by their id")
         received += 1
         ok = drain_bus(bus, records) and ok
     ok = drain_bus(bus, records) and ok
@@ -354,7 +391,7 @@ def main():
         pipe.set_state(Gst.State.NULL)
     print(f"{received} of {args.frames} frames came back")
     if args.check and ok:
-        ok = check(records, args.frames, bool(flow))
+        ok = check(records, args.frames, bool(faces), bool(flow))
     return 0 if ok and received == args.frames else 1
 
 if __name__ == "__main__":

@@ -72,7 +72,16 @@ device_buffer (GstCudaContext * cuda, DeviceKind kind, GstVideoFormat format, in
       l.info = *gst_cv_memory_get_layout (mem);
   } else {
     gst_cuda_memory_init_once ();
-    mem = gst_cuda_allocator_alloc (nullptr, cuda, &info);
+    /* the default allocator by name: 1.22 takes no NULL for it */
+    GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+    if (alloc) {
+#if GST_CHECK_VERSION(1, 24, 0)
+      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), cuda, nullptr, &info);
+#else
+      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), cuda, &info);
+#endif
+      gst_object_unref (alloc);
+    }
     if (mem)
       l.info = GST_CUDA_MEMORY_CAST (mem)->info;
   }

@@ -82,8 +82,17 @@ device_buffer (GstCudaContext * cuda, DeviceKind kind, GstVideoFormat format, in
 #endif
       gst_object_unref (alloc);
     }
-    if (mem)
+    if (mem) {
       l.info = GST_CUDA_MEMORY_CAST (mem)->info;
+      /* GstCudaMemory allocates rows to spare (1.22: twice the height for
+       * NV12 and I420), so a lie of a row or 64 bytes would still lie
+       * inside it: the buffer is cut to end at its last plane's last row,
+       * as the cases assume (ours does) */
+      const guint last = GST_VIDEO_INFO_N_PLANES (&l.info) - 1;
+      const gsize tight = l.info.offset[last] + (gsize) l.info.stride[last] * (hostile_rows (l.info, last) - 1) +
+          hostile_row_bytes (l.info, last);
+      gst_memory_resize (mem, 0, tight);
+    }
   }
   if (!mem) {
     ADD_FAILURE () << "cannot allocate a device frame";

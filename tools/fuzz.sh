@@ -17,7 +17,8 @@
 # target. Inputs that crash or trip a sanitizer, or on which the cascade
 # readers disagree, are written to DIR/findings/TARGET/ and fail the run;
 # the corpus grown by earlier runs is kept in DIR/corpus/TARGET/. Ends with
-# one line per target. Installs clang and libFuzzer's runtime (Debian:
+# one line per target. The targets run side by side (each --time seconds
+# of wall time). Installs clang and libFuzzer's runtime (Debian:
 # clang, libclang-rt-14-dev) when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,9 +85,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 declare -A max_len=([haar-cascade]=131072 [tuning-table]=32768 [cascade-diff]=65536)
 # OpenCV's XML tokens, for mutations that reach its corners (cascade-diff)
 declare -A dict=([cascade-diff]=fuzz/cascade.dict [haar-cascade]=fuzz/cascade.dict)
-summary=()
-rc=0
-for t in "${targets[@]}"; do
+# fuzz_one TARGET: one libFuzzer run; its summary line in $bdir/fuzz-TARGET.result,
+# its exit status 1 on a finding
+fuzz_one() {
+  local t=$1 corpus findings log trc runs speed cov nfind result
   corpus=$bdir/corpus/$t
   findings=$bdir/findings/$t
   # findings of an earlier run are its own: a fixed one belongs in
@@ -96,7 +98,7 @@ for t in "${targets[@]}"; do
   log=$bdir/fuzz-$t.log
   echo "fuzzing $t for ${time_s}s (log: $log)"
   set +e
-  dict_arg=()
+  local dict_arg=()
   [ -n "${dict[$t]:-}" ] && dict_arg=(-dict="${dict[$t]}")
   "$bdir/fuzz/fuzz-$t" "$corpus" "$seeds/$t" -max_total_time="$time_s" -max_len="${max_len[$t]}" \
     "${dict_arg[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
@@ -110,12 +112,33 @@ for t in "${targets[@]}"; do
   result=PASS
   if [ $trc -ne 0 ] || [ "$nfind" -ne 0 ]; then
     result=FAIL
-    rc=1
     grep -m5 -E 'ERROR|runtime error|SUMMARY|promise|reader:|readers disagree|ours:|OpenCV:' "$log" || true
   fi
-  summary+=("$(printf '%-14s %-5s %5ss %10s runs %8s exec/s  coverage %6s  findings %s' \
-    "$t" "$result" "$time_s" "${runs:-?}" "${speed:-?}" "${cov:-?}" "$nfind")")
+  printf '%-14s %-5s %5ss %10s runs %8s exec/s  coverage %6s  findings %s\n' \
+    "$t" "$result" "$time_s" "${runs:-?}" "${speed:-?}" "${cov:-?}" "$nfind" > "$bdir/fuzz-$t.result"
+  [ "$result" = PASS ]
+}
+
+# The targets run side by side, each for --time seconds of wall time: on a
+# machine of fewer cores than targets they share the cores (fewer runs
+# each), and the whole takes --time rather than --time per target.
+pids=()
+for t in "${targets[@]}"; do
+  rm -f "$bdir/fuzz-$t.result"
+  fuzz_one "$t" &
+  pids+=($!)
 done
-echo "fuzz summary (libFuzzer + ASan + UBSan, clang $(clang++ -dumpversion)):"
-printf '  %s\n' "${summary[@]}"
+rc=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || rc=1
+done
+echo "fuzz summary (libFuzzer + ASan + UBSan, clang $(clang++ -dumpversion), targets side by side on $(nproc) cores):"
+for t in "${targets[@]}"; do
+  if [ -f "$bdir/fuzz-$t.result" ]; then
+    sed 's/^/  /' "$bdir/fuzz-$t.result"
+  else
+    echo "  $t: no result (the run stopped early)"
+    rc=1
+  fi
+done
 exit $rc

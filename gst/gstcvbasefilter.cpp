@@ -236,20 +236,9 @@ cuda_memory_odd_i420_overlaps (GstCudaContext * ctx)
 {
   static gsize verdict = 0; /* 1: no, 2: yes */
   if (g_once_init_enter (&verdict)) {
-    gst_cuda_memory_init_once ();
     GstVideoInfo info;
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 2, 3);
-    /* 1.22 takes no NULL for the default allocator: it is found by name */
-    GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-    GstMemory *mem = nullptr;
-    if (alloc) {
-#if GST_CHECK_VERSION(1, 24, 0)
-      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx, nullptr, &info);
-#else
-      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), ctx, &info);
-#endif
-      gst_object_unref (alloc);
-    }
+    GstMemory *mem = gst_cv_cuda_memory_alloc (ctx, &info);
     bool overlaps = true;
     if (mem) {
       const GstVideoInfo *l = &GST_CUDA_MEMORY_CAST (mem)->info;

@@ -357,3 +357,21 @@ gst_cv_buffer_record (GstBuffer * buffer, cudaStream_t stream)
   }
   return TRUE;
 }
+
+GstMemory *
+gst_cv_cuda_memory_alloc (GstCudaContext * context, const GstVideoInfo * info)
+{
+  gst_cuda_memory_init_once ();
+  /* found by name: GStreamer 1.22's gst_cuda_allocator_alloc () takes no
+   * NULL for the default allocator */
+  GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  if (!alloc)
+    return nullptr;
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), context, nullptr, info);
+#else
+  GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), context, info);
+#endif
+  gst_object_unref (alloc);
+  return mem;
+}

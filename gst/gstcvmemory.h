@@ -52,6 +52,10 @@ GstCudaContext *gst_cv_allocator_get_context (GstCvAllocator * allocator);
  * NULL when the device is out of memory. */
 GstMemory *gst_cv_allocator_alloc (GstCvAllocator * allocator, const GstVideoInfo * info);
 
+/* A frame of `info` in nvcodec's memory (GstCudaMemory) of `context`,
+ * from its default allocator; NULL when that cannot allocate it. */
+GstMemory *gst_cv_cuda_memory_alloc (GstCudaContext * context, const GstVideoInfo * info);
+
 gboolean gst_is_cv_memory (GstMemory * mem);
 const GstVideoInfo *gst_cv_memory_get_layout (GstMemory * mem);
 GstCudaContext *gst_cv_memory_get_context (GstMemory * mem);

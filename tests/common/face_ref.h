@@ -19,6 +19,12 @@ namespace cvtest {
 std::string haar_path (const std::string & file);
 bool have_haar_cascades ();
 constexpr const char *kDefaultCascade = "haarcascade_frontalface_default.xml";
+/* In a test: skipped, with the reason, without the cascades. */
+#define REQUIRE_CASCADES()                                                  \
+  do {                                                                      \
+    if (!::cvtest::have_haar_cascades ())                                   \
+      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
+  } while (0)
 
 /* cv::CascadeClassifier::detectMultiScale on a GRAY8 image (flags 0). */
 std::vector<cv::Rect> opencv_faces (const cv::Mat & gray, const std::string & cascade_file = kDefaultCascade,

@@ -16,12 +16,6 @@
 using namespace cvtest;
 using cudavision::FaceDetector;
 
-#define REQUIRE_CASCADES()                                                  \
-  do {                                                                      \
-    if (!have_haar_cascades ())                                             \
-      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
-  } while (0)
-
 namespace {
 
 class FaceRoisGpu : public DeviceTest {

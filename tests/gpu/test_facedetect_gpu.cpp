@@ -39,12 +39,6 @@ using cudavision::FaceRect;
 
 namespace {
 
-#define REQUIRE_CASCADES()                                                  \
-  do {                                                                      \
-    if (!have_haar_cascades ())                                             \
-      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
-  } while (0)
-
 const char *kImages[] = { "astronaut.png", "grace_hopper.jpg", "iceblock.jpg", "coins.png", "faces/face_tiles.png" };
 const char *kCascades[] = { "haarcascade_frontalface_default.xml", "haarcascade_frontalface_alt.xml",
   "haarcascade_frontalface_alt2.xml", "haarcascade_eye.xml" };

@@ -71,17 +71,7 @@ device_buffer (GstCudaContext * cuda, DeviceKind kind, GstVideoFormat format, in
     if (mem)
       l.info = *gst_cv_memory_get_layout (mem);
   } else {
-    gst_cuda_memory_init_once ();
-    /* the default allocator by name: 1.22 takes no NULL for it */
-    GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-    if (alloc) {
-#if GST_CHECK_VERSION(1, 24, 0)
-      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), cuda, nullptr, &info);
-#else
-      mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc), cuda, &info);
-#endif
-      gst_object_unref (alloc);
-    }
+    mem = gst_cv_cuda_memory_alloc (cuda, &info);
     if (mem) {
       l.info = GST_CUDA_MEMORY_CAST (mem)->info;
       /* GstCudaMemory allocates rows to spare (1.22: twice the height for

@@ -12,12 +12,6 @@
 
 using namespace cvtest;
 
-#define REQUIRE_CASCADES()                                                  \
-  do {                                                                      \
-    if (!have_haar_cascades ())                                             \
-      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
-  } while (0)
-
 namespace {
 
 /* One RGBA frame through `element`: the output buffer (owned by the

@@ -21,12 +21,6 @@
 
 using namespace cvtest;
 
-#define REQUIRE_CASCADES()                                                  \
-  do {                                                                      \
-    if (!have_haar_cascades ())                                             \
-      GTEST_SKIP () << "opencv-data's Haar cascades are not installed";     \
-  } while (0)
-
 static const GstVideoFormat kColour[] = { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
   GST_VIDEO_FORMAT_BGRx };
 

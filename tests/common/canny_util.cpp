@@ -10,7 +10,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <thread>
 
 namespace cvtest {
 
@@ -115,6 +117,24 @@ model_canny (const cv::Mat & gray, const CannyCase & c)
   cv::Mat out (gray.size (), CV_8UC1);
   cudavision::cpu::canny_model ({ gray.data, gray.step, gray.cols, gray.rows },
       { out.data, out.step, out.cols, out.rows }, c.low, c.high, c.aperture, c.l2);
+  return out;
+}
+
+std::vector<cv::Mat>
+model_canny_each (const std::vector<cv::Mat> & frames, const std::vector<CannyCase> & cases)
+{
+  const size_t n = frames.size () * cases.size ();
+  std::vector<cv::Mat> out (n);
+  std::atomic<size_t> next { 0 };
+  const unsigned workers = (unsigned) std::min<size_t> (std::max (1u, std::thread::hardware_concurrency ()), n);
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; w++)
+    pool.emplace_back ([&] {
+      for (size_t k; (k = next++) < n;)
+        out[k] = model_canny (frames[k / cases.size ()], cases[k % cases.size ()]);
+    });
+  for (std::thread & t : pool)
+    t.join ();
   return out;
 }
 

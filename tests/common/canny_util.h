@@ -62,6 +62,10 @@ cv::Mat luma_through (const std::string & element, GstBuffer * in, GstVideoForma
 
 /* cpu::canny_model: what the GPU computes, on the host. */
 cv::Mat model_canny (const cv::Mat & gray, const CannyCase & c);
+/* model_canny of every frame with every case, frame-major (frame i, case
+ * k at i * cases.size () + k), on all the host's cores: the model runs on
+ * one thread, and at 4K it is what a fidelity test waits for. */
+std::vector<cv::Mat> model_canny_each (const std::vector<cv::Mat> & frames, const std::vector<CannyCase> & cases);
 
 /* Percentage of equal pixels. */
 double equal_percent (const cv::Mat & a, const cv::Mat & b);

@@ -8,11 +8,11 @@ its LBP ones, which the reader must refuse), plus each Haar cascade cut to
 its first 1, 2 and 3 stages with only the features those use: small valid
 cascades, which the fuzzer mutates far faster than 0.5-2.7 MB files.
 Plus, from the smallest of those, the corners of OpenCV's XML dialect
-(cuda/face/cascade_xml.h) where a real XML parser and OpenCV disagree: a
+(core/face/cascade_xml.h) where a real XML parser and OpenCV disagree: a
 byte order mark, <!DOCTYPE>, CDATA, a comment inside a number and between
 numbers, entities, octal and hex numbers, a lone carriage return, NUL
 bytes, two <opencv_storage> roots, an empty-element tag, type_id="map".
-OUTDIR/tuning-table/: every table given (docs/measurements/*/table.tsv) and
+OUTDIR/tuning-table/: every table given (fuzz/seeds/tuning-table/*.tsv) and
 its first 1, 5 and 20 entries.
 """
 import argparse

@@ -10,14 +10,14 @@
  *
  * OpenCV core, imgproc, video and objdetect only (the GPU machine has no
  * imgcodecs): the pictures are decoded by GStreamer with the tests' own
- * code (tests/common/gst_frames.h). Each row: warm-up calls, then --reps
+ * code (frames/gst_frames.h). Each row: warm-up calls, then --reps
  * timed calls on the host clock (the slow rows fewer, see kSlowReps); the
  * median, p10 and p90 in ms, and a result (corners, edge pixels, tracked
  * points, faces) that shows the call did the work on a real picture.
  * --threads goes to cv::setNumThreads; without it OpenCV's default. A bad
  * number (not one, or out of its range) is refused, exit status 2. */
 #include "bench_util.h"
-#include "../tests/common/gst_frames.h"
+#include "../frames/gst_frames.h"
 
 #include <gst/gst.h>
 

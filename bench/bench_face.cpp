@@ -12,7 +12,7 @@
  * bad number, mode or schedule is refused (exit status 2) before CUDA
  * starts.
  *
- * Inputs: tests/common/face_inputs.h (mosaic, portraits, nonface, noise,
+ * Inputs: frames/face_inputs.h (mosaic, portraits, nonface, noise,
  * leaves: the tuner's synthetic photograph, or a picture of tests/data),
  * grey, resized to (leaves: made at) each size.
  * Modes: static (each kernel's documented shape), static:WxH (that shape
@@ -35,9 +35,9 @@
 #include "../cuda/common/event_timer.h"
 #include "../cuda/face/face_grouping.h"
 #include "../cuda/face/facedetect.h"
-#include "../cuda/policy/auto_tuner.h"
-#include "../cuda/policy/tuning_table.h"
-#include "../tests/common/face_inputs.h"
+#include "../core/policy/auto_tuner.h"
+#include "../core/policy/tuning_table.h"
+#include "../frames/face_inputs.h"
 
 #include <gst/gst.h>
 

@@ -16,7 +16,7 @@
  *    GStreamer's decodebin (skipped where no H.264 decoder is installed);
  *  - any --pair given (PNG or JPEG files).
  * Pictures are decoded by GStreamer with the tests' code
- * (tests/common/gst_frames.h): the GPU machine has no OpenCV imgcodecs.
+ * (frames/gst_frames.h): the GPU machine has no OpenCV imgcodecs.
  *
  * For each pair and size, with cudaflow's defaults (window 21, max-level 3,
  * 30 iterations, epsilon 0.01): "pyramid", the new frame's pyramid (luma,
@@ -33,7 +33,7 @@
  * the work it measures, so the same file builds against older trees for
  * before/after figures from one run. */
 #include "bench_util.h"
-#include "../tests/common/gst_frames.h"
+#include "../frames/gst_frames.h"
 
 #include "../cuda/blur/blur.h"
 #include "../cuda/common/device_info.h"
@@ -113,7 +113,7 @@ struct DeviceFrame {
     check (buf.allocate (pitch * h).err, "alloc");
     check (cudaMemcpy2D (buf.get (), pitch, g.data, g.step, w, h, cudaMemcpyHostToDevice), "upload");
   }
-  cudavision::CornerInput input () const { return { { buf.as<const uint8_t> (), pitch, w, h }, true }; }
+  cudavision::LumaInput input () const { return { { buf.as<const uint8_t> (), pitch, w, h }, true }; }
 };
 
 void

@@ -19,12 +19,13 @@
 #include "../cuda/common/device_info.h"
 #include "../cuda/blur/blur.h"
 #include "../cuda/canny/canny.h"
+#include "../cuda/compose/canny_prepasses.h"
 #include "../cuda/flow/flow.h"
-#include "../cuda/gray/gray.h"
+#include "../cuda/common/luma.h"
 #include "../cuda/harris/harris.h"
 #include "../cuda/otsu/otsu.h"
-#include "../cuda/policy/tuning_table.h"
-#include "../tests/common/gst_frames.h"
+#include "../core/policy/tuning_table.h"
+#include "../frames/gst_frames.h"
 
 #include <gst/gst.h>
 #include <opencv2/imgproc.hpp>
@@ -206,7 +207,7 @@ cells_frame (Size s, size_t pitch)
   return b;
 }
 
-/* A bundled picture decoded by GStreamer (tests/common/gst_frames.h),
+/* A bundled picture decoded by GStreamer (frames/gst_frames.h),
  * cropped to the aspect of `s` around its centre and scaled, as GRAY8 in
  * a device buffer of row pitch `pitch`. */
 static cudavision::DeviceBuffer
@@ -248,7 +249,7 @@ bench_harris (Context & c, Size s, double copy_gbs)
   for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
     cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
     Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
-      cudavision::CornerInput in { f.src (i, s), true, cudavision::PackedRgb::RGBA };
+      cudavision::LumaInput in { f.src (i, s), true, cudavision::PackedRgb::RGBA };
       check (cudavision::corner_response (in, { resp.as<float> (), rpitch, s.w, s.h }, p, policy, c.stream.get ()).err,
           "response");
     });
@@ -265,7 +266,7 @@ bench_harris (Context & c, Size s, double copy_gbs)
   std::vector<cudavision::Corner> corners;
   for (Frame & fr : frames) {
     cudavision::LaunchPolicy policy (c.dev, BlockSizing::Static, {}, c.table);
-    cudavision::CornerInput in { fr.buf.get () ? cudavision::ConstImage8 { fr.buf.as<const uint8_t> (), f.pitch, s.w, s.h }
+    cudavision::LumaInput in { fr.buf.get () ? cudavision::ConstImage8 { fr.buf.as<const uint8_t> (), f.pitch, s.w, s.h }
                                                : f.src (0, s),
       true };
     std::vector<double> us;
@@ -349,7 +350,8 @@ bench_canny (Context & c, Size s, double copy_gbs)
     for (BlockSizing m : { BlockSizing::Static, BlockSizing::Model }) {
       cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
       Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
-        check (cudavision::canny (src (i), noise.dst (i, s), p, &scratch, policy, c.stream.get (), -1, k.variant).err,
+        check (cudavision::canny (src (i), noise.dst (i, s), p, &scratch, cudavision::canny_prepasses (), policy,
+                   c.stream.get (), -1, k.variant).err,
             "canny");
       });
       report (k.name.c_str (), s, m, t, 2.0 * s.w * s.h, copy_gbs);
@@ -396,8 +398,8 @@ bench_flow (Context & c, Size s, double copy_gbs)
     return b;
   };
   const cudavision::DeviceBuffer a = pattern (0, 0), b = pattern (1.3, -0.7);
-  const cudavision::CornerInput in_a { { a.as<const uint8_t> (), pitch, s.w, s.h }, true };
-  const cudavision::CornerInput in_b { { b.as<const uint8_t> (), pitch, s.w, s.h }, true };
+  const cudavision::LumaInput in_a { { a.as<const uint8_t> (), pitch, s.w, s.h }, true };
+  const cudavision::LumaInput in_b { { b.as<const uint8_t> (), pitch, s.w, s.h }, true };
   const cudavision::FlowParams p;
   cudavision::LaunchPolicy init (c.dev, BlockSizing::Static, {}, c.table);
 
@@ -737,7 +739,8 @@ bench_chains (Context & c, Size s)
     canny_scratch.graphs = true; /* as cudacanny sets it */
     const cudavision::CannyParams canny_params;
     canny.process = [&] (const PoolFrame & in, PoolFrame & out, int) {
-      check (cudavision::canny (in.src (s), out.dst (s), canny_params, &canny_scratch, canny.policy, canny.s ()).err,
+      check (cudavision::canny (in.src (s), out.dst (s), canny_params, &canny_scratch, cudavision::canny_prepasses (),
+          canny.policy, canny.s ()).err,
           "cudacanny");
     };
     std::unique_ptr<cudavision::CornerDetector[]> detectors (new cudavision::CornerDetector[kChainBatch]);
@@ -745,7 +748,7 @@ bench_chains (Context & c, Size s)
     const cudavision::CornerDetectParams harris_params;
     harris.process = [&] (const PoolFrame & in, PoolFrame & out, int i) {
       const cudavision::Image8 copy = out.dst (s);
-      const cudavision::CornerInput luma { in.src (s), true };
+      const cudavision::LumaInput luma { in.src (s), true };
       check (detectors[i % detector_slots].enqueue (luma, harris_params, harris.policy, harris.s (), &copy).err,
           "cudaharris");
     };

@@ -13,15 +13,15 @@
  * (a bundled name such as building.jpg, or a path) decoded by GStreamer,
  * cropped to the frame's aspect, scaled (fit_picture) and converted to the
  * format, or one
- * of the face detector's inputs (tests/common/face_inputs.h: mosaic,
+ * of the face detector's inputs (frames/face_inputs.h: mosaic,
  * portraits, nonface), grey in every channel. With --clip, the first four
  * frames of a video file (decodebin, then videoconvert to the format, NV12
  * and I420 too, at the clip's size): the chain's rate on device frames of
  * the very pictures a decoder pipeline on that clip feeds it
  * (cudavision-streams-decode). */
 #include "bench_util.h"
-#include "../tests/common/face_inputs.h"
-#include "../tests/common/gst_frames.h"
+#include "../frames/face_inputs.h"
+#include "../frames/gst_frames.h"
 
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"

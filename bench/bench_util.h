@@ -90,7 +90,7 @@ bool write_file_replacing (const std::string & path, const void *data, size_t si
 #ifndef CVBENCH_ARGS_ONLY
 
 #include "../cuda/common/cuda_raii.h"
-#include "../cuda/policy/launch_policy.h"
+#include "../core/policy/launch_policy.h"
 
 #include <functional>
 

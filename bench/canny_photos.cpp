@@ -2,7 +2,7 @@
 
 #include "bench_util.h"
 #include "canny_frame.h"
-#include "../tests/common/gst_frames.h"
+#include "../frames/gst_frames.h"
 
 #include <opencv2/imgproc.hpp>
 

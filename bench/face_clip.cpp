@@ -1,6 +1,6 @@
 #include "face_clip.h"
 
-#include "../tests/common/gst_frames.h"
+#include "../frames/gst_frames.h"
 
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>

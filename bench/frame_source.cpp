@@ -3,7 +3,7 @@
 #include "gstcvbufferpool.h"
 #include "gstcvcontext.h"
 
-#include "../tests/common/gst_frames.h"
+#include "../frames/gst_frames.h"
 
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudautils.h>

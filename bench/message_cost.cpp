@@ -12,9 +12,8 @@
  * Who reads the bus changes what a post costs: `blocking` (the default) is
  * a thread waiting on it, as gst-launch-1.0 and cudavision-streams do (a
  * main loop's watch sleeps in poll () the same way): each post wakes it;
- * `spin` a thread popping it in a loop (cudavision-streams' paced loop
- * did until 2026-11-28: the popper holds the queue lock every post
- * takes); `none` nobody (the queue only grows, no wake-up).
+ * `spin` a thread popping it in a loop (the popper holds the queue lock
+ * every post takes); `none` nobody (the queue only grows, no wake-up).
  *
  * --faces: 0 to 1000 each; --gaps: 0 to 1000000 µs each; --messages: 1 to
  * 10000000; anything else is refused (exit status 2).

@@ -23,7 +23,7 @@
  * between (OVERHEAD lines); the same under full load, where launches also
  * wait for a full launch queue, on OVERHEAD_LOADED lines. A paced run's
  * median moves by up to 2x between runs minutes apart on the GPU machine
- * (docs/RELIABILITY.md, the face graph of 15 kernels): --paced-rounds N
+ * (docs/RELIABILITY.md, "Host time per element"): --paced-rounds N
  * repeats it N times per size, each round in the table, and the OVERHEAD
  * line gives the median of the rounds' medians (and of their p90s) with
  * every round's median (rounds=...). --paced-gap-us G sleeps G µs before

@@ -4,7 +4,7 @@
  * GPU. */
 #pragma once
 
-#include "../cuda/common/image.h"
+#include "../core/image.h"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 
 #include "blur_cpu.h"
 
-#include "../cuda/canny/canny_math.h"
+#include "../core/canny/canny_math.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

@@ -5,8 +5,8 @@
  * GPU. */
 #pragma once
 
-#include "../cuda/canny/canny_params.h"
-#include "../cuda/common/image.h"
+#include "../core/canny/canny_params.h"
+#include "../core/image.h"
 
 namespace cudavision {
 namespace cpu {
@@ -22,7 +22,7 @@ int canny_auto_value (ConstImage8 src, CannyAuto mode);
 /* The CPU backend: cv::GaussianBlur (src, tmp, Size (k, k), sigma, sigma,
  * BORDER_REFLECT_101) when p.blur_ksize > 0, then cv::Canny (tmp, dst, low,
  * high, p.aperture, p.l2_gradient). With an automatic mode the thresholds
- * come from `auto_value` when it is >= 0 (a GstCudaOtsuMeta), else from
+ * come from `auto_value` when it is >= 0 (a GstCvOtsuMeta), else from
  * canny_auto_value (src) (the frame before the blur). */
 void canny (ConstImage8 src, Image8 dst, const CannyParams & p, int auto_value = -1);
 

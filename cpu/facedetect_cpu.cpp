@@ -1,6 +1,6 @@
 #include "facedetect_cpu.h"
 
-#include "../cuda/face/face_draw.h"
+#include "../core/draw/face_draw.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>

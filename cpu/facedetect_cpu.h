@@ -3,9 +3,9 @@
  * equalization), and the same boxes the GPU draws. */
 #pragma once
 
-#include "../cuda/common/canvas.h"
-#include "../cuda/face/face_types.h"
-#include "../cuda/common/image.h"
+#include "../core/draw/canvas.h"
+#include "../core/face/face_types.h"
+#include "../core/image.h"
 
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #include "flow_cpu.h"
 
-#include "../cuda/harris/corner_marker.h"
-#include "../cuda/flow/flow_draw.h"
+#include "../core/draw/corner_marker.h"
+#include "../core/draw/flow_draw.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/video/tracking.hpp>

@@ -3,9 +3,9 @@
  * takes; the flow colours and the drawing are the GPU's (flow_draw.h). */
 #pragma once
 
-#include "../cuda/flow/flow_draw.h"
-#include "../cuda/flow/flow_params.h"
-#include "../cuda/common/image.h"
+#include "../core/draw/flow_draw.h"
+#include "../core/flow/flow_params.h"
+#include "../core/image.h"
 
 #include <vector>
 

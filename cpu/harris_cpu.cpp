@@ -1,6 +1,6 @@
 #include "harris_cpu.h"
 
-#include "../cuda/harris/corner_marker.h"
+#include "../core/draw/corner_marker.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

@@ -3,10 +3,10 @@
  * the same plain image views the GPU path takes. */
 #pragma once
 
-#include "../cuda/common/canvas.h"
-#include "../cuda/harris/corner_params.h"
-#include "../cuda/harris/corner_select.h"
-#include "../cuda/common/image.h"
+#include "../core/draw/canvas.h"
+#include "../core/harris/corner_params.h"
+#include "../core/harris/corner_select.h"
+#include "../core/image.h"
 
 #include <vector>
 

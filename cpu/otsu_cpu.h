@@ -2,7 +2,7 @@
  * reference users know, on the same plain image views the GPU path takes. */
 #pragma once
 
-#include "../cuda/common/image.h"
+#include "../core/image.h"
 
 namespace cudavision {
 namespace cpu {

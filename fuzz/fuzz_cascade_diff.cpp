@@ -6,7 +6,7 @@
  *
  * Each input is written to a temporary file (OpenCV's file mode, which
  * the CPU backend uses, reads some bytes unlike its memory mode) and:
- *   1. the XML: our parse_xml (cuda/face/cascade_xml.h) succeeds exactly
+ *   1. the XML: our parse_xml (core/face/cascade_xml.h) succeeds exactly
  *      when cv::FileStorage opens the file without throwing, and the two
  *      trees are the same (types, names, values, order); inputs ours
  *      refuses as Unsupported, Limit or CrashesOpenCv are not given to
@@ -21,8 +21,8 @@
  *      (it reads out of bounds on some of those).
  * A disagreement aborts with both sides' words: a libFuzzer finding.
  * tools/fuzz.sh builds and runs it. */
-#include "../cuda/face/cascade_xml.h"
-#include "../cuda/face/haar_cascade.h"
+#include "../core/face/cascade_xml.h"
+#include "../core/face/haar_cascade.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/core/utils/logger.hpp>

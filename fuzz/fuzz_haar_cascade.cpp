@@ -1,4 +1,4 @@
-/* libFuzzer target: the Haar cascade reader (cuda/face/haar_cascade.h),
+/* libFuzzer target: the Haar cascade reader (core/face/haar_cascade.h),
  * through its public API only, so it holds whatever XML reader is behind it.
  *
  * Beyond "no crash, no sanitizer report", the reader promises that a
@@ -7,7 +7,7 @@
  * window, every tree walk moving forward. A cascade that breaks one of
  * those promises aborts, and libFuzzer keeps it as a finding; so does a
  * refusal without a message. tools/fuzz.sh builds and runs it. */
-#include "../cuda/face/haar_cascade.h"
+#include "../core/face/haar_cascade.h"
 
 #include <cstdio>
 #include <cstdlib>

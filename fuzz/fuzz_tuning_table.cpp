@@ -1,11 +1,11 @@
-/* libFuzzer target: the tuning-table reader (cuda/policy/tuning_table.h).
+/* libFuzzer target: the tuning-table reader (core/policy/tuning_table.h).
  *
  * Beyond "no crash, no sanitizer report": a table it accepts must write
  * back (serialize) to text that it reads again to the same entries and the
  * same text, so what cudavision-tune and save-tuning=true write is always
  * readable; a refusal must say why. Violations abort (a libFuzzer finding).
  * tools/fuzz.sh builds and runs it. */
-#include "../cuda/policy/tuning_table.h"
+#include "../core/policy/tuning_table.h"
 
 #include <cstdio>
 #include <cstdlib>

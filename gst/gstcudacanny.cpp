@@ -22,7 +22,7 @@
  * frame: high = its Otsu threshold (cv::threshold's THRESH_OTSU value) or
  * its median, low = high / 2, from the frame as it arrives (before the
  * pre-blur), on the device; `low-threshold` and `high-threshold` are then
- * ignored. With `otsu`, a #GstCudaOtsuMeta on the input buffer (cudaotsu
+ * ignored. With `otsu`, a #GstCvOtsuMeta on the input buffer (cudaotsu
  * upstream with `attach-meta=true` or `mode=threshold-only`) gives the
  * threshold instead. All properties can change while playing.
  *
@@ -51,6 +51,7 @@
 #include "../cpu/canny_cpu.h"
 #include "../cuda/blur/blur.h"
 #include "../cuda/canny/canny.h"
+#include "../cuda/compose/canny_prepasses.h"
 
 #include <exception>
 
@@ -84,7 +85,7 @@ gst_cuda_canny_auto_threshold_get_type (void)
   static gsize type = 0;
   static const GEnumValue values[] = {
     { GST_CUDA_CANNY_AUTO_OFF, "The low-threshold and high-threshold properties", "off" },
-    { GST_CUDA_CANNY_AUTO_OTSU, "high = the frame's Otsu threshold (or the GstCudaOtsuMeta's), low = high / 2",
+    { GST_CUDA_CANNY_AUTO_OTSU, "high = the frame's Otsu threshold (or the GstCvOtsuMeta's), low = high / 2",
       "otsu" },
     { GST_CUDA_CANNY_AUTO_MEDIAN, "high = the frame's median, low = high / 2", "median" },
     { 0, nullptr, nullptr },
@@ -116,7 +117,7 @@ struct _GstCudaCanny {
 G_DEFINE_TYPE (GstCudaCanny, gst_cuda_canny, GST_TYPE_CV_BASE_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudacanny, "cudacanny", GST_RANK_NONE, GST_TYPE_CUDA_CANNY);
 
-/* This frame's parameters; the automatic value from a GstCudaOtsuMeta on
+/* This frame's parameters; the automatic value from a GstCvOtsuMeta on
  * `inbuf` when the mode is otsu (else -1: computed from the frame). */
 static cudavision::CannyParams
 frame_params (GstCudaCanny * self, GstBuffer * inbuf, int *auto_value)
@@ -149,7 +150,7 @@ frame_params (GstCudaCanny * self, GstBuffer * inbuf, int *auto_value)
   }
   *auto_value = -1;
   if (p.auto_threshold == cudavision::CannyAuto::Otsu) {
-    GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (inbuf);
+    GstCvOtsuMeta *m = gst_buffer_get_cv_otsu_meta (inbuf);
     if (m)
       *auto_value = m->threshold;
   }
@@ -173,6 +174,7 @@ gst_cuda_canny_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoF
       (int) p.auto_threshold, auto_value, p.blur_ksize);
   return gst_cv_base_filter_check (base,
       cudavision::canny (gst_cv_frame_const_plane (in, 0), gst_cv_frame_plane (out, 0), p, self->scratch,
+          cudavision::canny_prepasses (),
           gst_cv_base_filter_policy (base), gst_cv_base_filter_stream (base), auto_value),
       "Canny edge detection");
 }

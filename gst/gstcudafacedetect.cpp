@@ -67,9 +67,9 @@
 #include "gstcvpendingresults.h"
 
 #include "../cpu/facedetect_cpu.h"
-#include "../cuda/face/face_draw.h"
+#include "../core/draw/face_draw.h"
 #include "../cuda/face/facedetect.h"
-#include "../cuda/gray/gray.h"
+#include "../cuda/common/luma.h"
 
 #include <exception>
 #include <string>

@@ -85,8 +85,8 @@
 #include "../cpu/gray_cpu.h"
 #include "../cpu/harris_cpu.h"
 #include "../cuda/flow/flow.h"
-#include "../cuda/gray/gray.h"
-#include "../cuda/harris/corner_marker.h"
+#include "../cuda/common/luma.h"
+#include "../core/draw/corner_marker.h"
 #include "../cuda/harris/harris.h"
 
 #include <algorithm>
@@ -438,7 +438,8 @@ detect_for_previous (GstCudaFlow * self, cudaStream_t stream, const cudavision::
   GstFlowReturn ret = gst_cv_base_filter_check (base,
       st.detector.enqueue (st.session.previous_luma (), d.detect, policy, stream), "corner detection");
   if (ret == GST_FLOW_OK)
-    ret = gst_cv_base_filter_check (base, st.session.set_points (st.detector, stream), "new points");
+    ret = gst_cv_base_filter_check (base, st.session.set_points (st.detector.device_list (), st.detector.device_count (),
+        st.detector.list_capacity (), stream), "new points");
   return ret;
 }
 
@@ -459,7 +460,7 @@ gst_cuda_flow_process_gpu (GstCvBaseFilter * base, GstBuffer * inbuf, GstVideoFr
   const cudavision::LaunchPolicy & policy = gst_cv_base_filter_policy (base);
   const cudavision::ConstImage8 src = gst_cv_frame_const_plane (in, 0);
   cudavision::Image8 dst = gst_cv_frame_plane (out, 0);
-  const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
+  const cudavision::LumaInput input { src, self->luma.gray, self->luma.layout };
   const bool dense = s.mode == GST_CUDA_FLOW_MODE_DENSE;
   const bool color = s.output == GST_CUDA_FLOW_OUTPUT_FLOW_COLOR;
   st.pending.begin_gpu_frame (gst_cv_base_filter_holds_results (base));

@@ -20,7 +20,7 @@
 #include "gstcudagray.h"
 
 #include "../cpu/gray_cpu.h"
-#include "../cuda/gray/gray.h"
+#include "../cuda/common/luma.h"
 
 #include <exception>
 

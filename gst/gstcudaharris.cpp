@@ -59,8 +59,8 @@
 #include "gstcvpendingresults.h"
 
 #include "../cpu/harris_cpu.h"
-#include "../cuda/gray/gray.h"
-#include "../cuda/harris/corner_marker.h"
+#include "../cuda/common/luma.h"
+#include "../core/draw/corner_marker.h"
 #include "../cuda/harris/harris.h"
 
 #include <exception>
@@ -253,7 +253,7 @@ gst_cuda_harris_process_gpu (GstCvBaseFilter * base, GstBuffer *, GstVideoFrame 
    * memory); or the response map and its marks. finish_frame then waits
    * for the list alone (the meta must carry it when the buffer leaves): at
    * once, or with latency-frames=1 after the next frame is queued. */
-  const cudavision::CornerInput input { src, self->luma.gray, self->luma.layout };
+  const cudavision::LumaInput input { src, self->luma.gray, self->luma.layout };
   /* the response map's canvas is GRAY8's: white marks */
   const cudavision::Canvas canvas = gst_cv_frame_canvas (out, s.color);
   /* NV12, I420 passed through: the chroma here, the luma with the graph */

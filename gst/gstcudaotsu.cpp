@@ -16,7 +16,7 @@
  * memory. The threshold is reported to the host only when someone asked:
  *
  * - `attach-meta=true` (default false; always on in threshold-only mode):
- *   each output buffer carries a #GstCudaOtsuMeta with the threshold, for
+ *   each output buffer carries a #GstCvOtsuMeta with the threshold, for
  *   downstream elements.
  * - `post-messages=true` (default false): an element message named
  *   `cudaotsu` per frame, with `threshold` (guint) and the input frame's
@@ -47,7 +47,7 @@
 
 #include "../cpu/otsu_cpu.h"
 #include "../cuda/common/cuda_raii.h"
-#include "../cuda/gray/gray.h"
+#include "../cuda/common/luma.h"
 #include "../cuda/otsu/otsu.h"
 
 #include <exception>
@@ -236,7 +236,7 @@ gst_cuda_otsu_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   if (ret != GST_FLOW_OK || !st->have_threshold)
     return ret;
   if (st->report_meta)
-    gst_buffer_add_cuda_otsu_meta (outbuf, st->threshold);
+    gst_buffer_add_cv_otsu_meta (outbuf, st->threshold);
   if (st->report_message)
     post_threshold (self, inbuf, st->threshold);
   return ret;
@@ -338,7 +338,7 @@ gst_cuda_otsu_class_init (GstCudaOtsuClass * klass)
           DEFAULT_POST_MESSAGES, GST_CV_PARAM_RW_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ATTACH_META,
       g_param_spec_boolean ("attach-meta", "Attach meta",
-          "Attach a GstCudaOtsuMeta with the threshold to every output buffer "
+          "Attach a GstCvOtsuMeta with the threshold to every output buffer "
           "(the streaming thread then waits for each frame's threshold)",
           DEFAULT_ATTACH_META, GST_CV_PARAM_RW_PLAYING));
 

@@ -18,10 +18,19 @@
  *    system memory is copied once into top-down rows, for every element
  *    and both backends; in device memory and in outputs it is refused.
  * Subclasses say how formats map (transform_video_caps) and process one
- * frame on each backend, given frames already mapped where they run. */
+ * frame on each backend, given frames already mapped where they run.
+ *
+ * The class is the glue; each job has its unit: caps (gstcvcaps.h),
+ * frame views and layout checks (gstcvframe.h), allocation and staging
+ * (gstcvstaging.h), the latency-frames hold queue (gstcvholdqueue.h),
+ * the launch policy, its tuning table and auto-tuner (gstcvtuning.h),
+ * and the messages about the backend it could not have
+ * (gstcvfallback.h, gstcvnotices.h). */
 #pragma once
 
+#include "gstcvcaps.h"
 #include "gstcvenums.h"
+#include "gstcvframe.h"
 #include "gstcvmemory.h"
 
 #include <gst/base/gstbasetransform.h>
@@ -31,7 +40,6 @@
 
 namespace cudavision {
 class LaunchPolicy;
-class Stream;
 }  // namespace cudavision
 
 G_BEGIN_DECLS
@@ -45,13 +53,6 @@ G_BEGIN_DECLS
 
 #define GST_TYPE_CV_BASE_FILTER (gst_cv_base_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCvBaseFilter, gst_cv_base_filter, GST, CV_BASE_FILTER, GstBaseTransform)
-
-/* Where a pad's frames live. */
-typedef enum {
-  GST_CV_MEMORY_SYSTEM,
-  GST_CV_MEMORY_DEVICE,       /* memory:CudaVisionMemory, ours */
-  GST_CV_MEMORY_CUDA_MEMORY,  /* memory:CUDAMemory, libgstcuda's */
-} GstCvMemoryKind;
 
 struct _GstCvBaseFilterClass {
   GstBaseTransformClass parent_class;
@@ -84,47 +85,24 @@ struct _GstCvBaseFilterClass {
    * from them): called once for every frame whose transform succeeded, in
    * order, on the streaming thread, with the context pushed on the GPU (a
    * frame whose process succeeded but whose download then failed is never
-   * finished: GstCvPendingResults::begin_gpu_frame drops its results). `inbuf` is the frame's input. With
-   * latency-frames=0 (and on the CPU, or at a system-memory edge) it runs
-   * right after the frame's process; with latency-frames=1 once the next
-   * frame's work is queued, so that the wait for the GPU finds the results
-   * ready, or when the held frame is drained (a serialized event, new caps,
-   * a drain query, a flush, stop). An element with results sets it and
-   * calls gst_cv_base_filter_class_install_latency_frames (). Optional. */
+   * finished: GstCvPendingResults::begin_gpu_frame drops its results).
+   * `inbuf` is the frame's input. With latency-frames=0 (and on the CPU,
+   * or at a system-memory edge) it runs right after the frame's process;
+   * with latency-frames=1 once the next frame's work is queued, so that
+   * the wait for the GPU finds the results ready, or when the held frame
+   * is drained (a serialized event, new caps, a drain query, a flush,
+   * stop): gstcvholdqueue.h. An element with results sets it and calls
+   * gst_cv_base_filter_class_install_latency_frames (). Optional. */
   GstFlowReturn (*finish_frame) (GstCvBaseFilter * self, GstBuffer * inbuf, GstBuffer * outbuf);
 };
-
-/* Caps of a pad template: `formats` as a caps format list string, e.g.
- * "{ RGBA, BGRA }", offered with our device feature, with nvcodec's
- * memory:CUDAMemory (on a source pad only in the formats GstCudaMemory
- * can hold: not GRAY8), and in system memory. */
-GstCaps *gst_cv_base_filter_make_caps (const gchar * formats, GstPadDirection direction);
-
-/* Adds the "sink" and "src" always pads with gst_cv_base_filter_make_caps
- * of the format lists. */
-void gst_cv_base_filter_class_add_pad_templates (GstElementClass * element_class, const gchar * sink_formats,
-    const gchar * src_formats);
 
 /* TRUE when the element runs on the GPU (known after start()). */
 gboolean gst_cv_base_filter_on_gpu (GstCvBaseFilter * self);
 cudaStream_t gst_cv_base_filter_stream (GstCvBaseFilter * self);
 /* The element's CUDA context (transfer none; NULL on the CPU backend). */
 GstCudaContext *gst_cv_base_filter_context (GstCvBaseFilter * self);
-const cudavision::LaunchPolicy & gst_cv_base_filter_policy (GstCvBaseFilter * self);
 const GstVideoInfo *gst_cv_base_filter_in_info (GstCvBaseFilter * self);
 const GstVideoInfo *gst_cv_base_filter_out_info (GstCvBaseFilter * self);
-
-/* Turns a failed CUDA status into a GStreamer error on the bus (out of
- * memory as RESOURCE/NO_SPACE_LEFT); returns GST_FLOW_ERROR, or GST_FLOW_OK
- * for success. */
-GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s,
-    const gchar * what);
-
-/* Every plane of `src` from `first_plane` on copied to `dst` (the same
- * format and size; host or device frames as `kind` says), on `stream`;
- * row widths in bytes come from the format, strides from each frame. */
-cudavision::CudaStatus gst_cv_frame_copy_planes (GstVideoFrame * dst, GstVideoFrame * src, guint first_plane,
-    cudaMemcpyKind kind, cudaStream_t stream);
 
 /* The "latency-frames" property, for elements with finish_frame: installed
  * on the element's class with `prop_id`, whose set/get_property pass it to
@@ -146,31 +124,11 @@ void gst_cv_base_filter_unmap_device_output (GstCvBaseFilter * self, GstBuffer *
 
 G_END_DECLS
 
-#ifdef __cplusplus
-#include "../cuda/common/image.h"
+/* The element's launch policy (on the GPU, between start and stop). */
+const cudavision::LaunchPolicy & gst_cv_base_filter_policy (GstCvBaseFilter * self);
 
-/* The cuda/ layout of a packed 3- or 4-byte RGB format; false for others. */
-bool gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout);
-
-/* transform_video_caps for elements whose output is GRAY8 whatever the
- * input: towards the source pad every format becomes GRAY8 (colorimetry
- * and chroma siting dropped); towards the sink pad any template format. */
-GstCaps *gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps);
-
-/* Plain views of a mapped frame's plane, for the cuda/ and cpu/ APIs. */
-inline cudavision::ConstImage8
-gst_cv_frame_const_plane (const GstVideoFrame * f, guint plane)
-{
-  return { (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (f, plane),
-      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (f, plane), GST_VIDEO_FRAME_COMP_WIDTH (f, plane),
-      GST_VIDEO_FRAME_COMP_HEIGHT (f, plane) };
-}
-
-inline cudavision::Image8
-gst_cv_frame_plane (GstVideoFrame * f, guint plane)
-{
-  return { (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (f, plane),
-      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (f, plane), GST_VIDEO_FRAME_COMP_WIDTH (f, plane),
-      GST_VIDEO_FRAME_COMP_HEIGHT (f, plane) };
-}
-#endif
+/* Turns a failed CUDA status into a GStreamer error on the bus (out of
+ * memory as RESOURCE/NO_SPACE_LEFT); returns GST_FLOW_ERROR, or GST_FLOW_OK
+ * for success. */
+GstFlowReturn gst_cv_base_filter_check (GstCvBaseFilter * self, const cudavision::CudaStatus & s,
+    const gchar * what);

@@ -4,7 +4,7 @@
 
 #include <gst/video/video.h>
 
-#include "../cuda/face/face_types.h"
+#include "../core/face/face_types.h"
 
 #include <vector>
 

@@ -11,7 +11,7 @@
 
 #include <cstddef>
 
-#include "../cuda/face/face_types.h"
+#include "../core/face/face_types.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* cudavision — the colour overlays of cudafacedetect, cudaharris and
  * cudaflow: their `color` property (an ARGB value, as textoverlay's) and
- * the canvas (cuda/common/canvas.h) of a negotiated format, with the
+ * the canvas (core/draw/canvas.h) of a negotiated format, with the
  * colour converted to the format's bytes: the RGB bytes at the layout's
  * offsets, or Y, U and V by the caps' colorimetry (matrix and range;
  * BT.601 where the caps say none). GRAY8 has no colour: marks there are
@@ -9,7 +9,7 @@
 
 #include "gstcvbasefilter.h"
 
-#include "../cuda/common/canvas.h"
+#include "../core/draw/canvas.h"
 
 /* Installs the "color" property (guint, 0xAARRGGBB, mutable in PLAYING). */
 void gst_cv_overlay_install_color (GObjectClass * klass, guint prop_id, guint32 default_argb, const gchar * blurb);

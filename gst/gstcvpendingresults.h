@@ -1,7 +1,9 @@
 /* cudavision — the results of frames processed but not yet finished
- * (GstCvBaseFilterClass::finish_frame), oldest first: what cudaharris and
- * cudafacedetect keep between a frame's process and its finish, which
- * with latency-frames=1 comes after the next frame's process. */
+ * (GstCvBaseFilterClass::finish_frame), oldest first: what cudaharris,
+ * cudaflow and cudafacedetect keep between a frame's process and its
+ * finish, which with latency-frames=1 comes after the next frame's
+ * process. The base class holds the frames themselves meanwhile
+ * (gstcvholdqueue.h). */
 #pragma once
 
 #include "gstcvbasefilter.h"

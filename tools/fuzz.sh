@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the two readers that take files from outside: the Haar cascade
-# reader (cuda/face/haar_cascade.h) and the tuning-table reader
-# (cuda/policy/tuning_table.h), with libFuzzer, ASan and UBSan (clang);
+# reader (core/face/haar_cascade.h) and the tuning-table reader
+# (core/policy/tuning_table.h), with libFuzzer, ASan and UBSan (clang);
 # and the cascade reader against OpenCV's on the same bytes (cascade-diff:
 # one verdict and the same numbers, or a finding).
 #
@@ -11,7 +11,7 @@
 # records 10-minute runs). Configures DIR (default build-fuzz) once with
 # clang, -Dfuzz=enabled and -Db_sanitize=address,undefined, builds only the
 # fuzz targets (no CUDA code), makes the seed corpus from real files
-# (opencv-data's cascades, docs/measurements/*/table.tsv; fuzz/make_seeds.py,
+# (opencv-data's cascades, fuzz/seeds/tuning-table/*.tsv; fuzz/make_seeds.py,
 # plus fuzz/regressions/: inputs of past findings, and fuzz/corners/:
 # hand-made files at the corners of OpenCV's XML reading) and runs each
 # target. Inputs that crash or trip a sanitizer, or on which the cascade
@@ -69,7 +69,7 @@ cascades=()
 for d in /usr/share/opencv4/haarcascades /usr/share/opencv4/lbpcascades; do
   [ -d "$d" ] && cascades+=("$d")
 done
-python3 fuzz/make_seeds.py "$seeds" --cascades "${cascades[@]}" --tables docs/measurements/*/table.tsv
+python3 fuzz/make_seeds.py "$seeds" --cascades "${cascades[@]}" --tables fuzz/seeds/tuning-table/*.tsv
 # the differential target starts from the cascade seeds and from small
 # hand-made files at the corners of OpenCV's XML reading (fuzz/corners/)
 mkdir -p "$seeds/cascade-diff"

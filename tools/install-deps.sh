@@ -3,7 +3,7 @@
 # The CUDA toolkit is expected under /usr/local/cuda (or CUDA_HOME): it is
 # not a Debian package. Packages already present are left alone.
 set -euo pipefail
-PKGS="meson ninja-build pkg-config g++ python3
+PKGS="meson ninja-build pkg-config g++ python3 clang-format
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
   gstreamer1.0-tools libopencv-dev opencv-data libgtest-dev

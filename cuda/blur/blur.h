@@ -36,61 +36,26 @@
 
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/gaussian_taps.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 
 namespace cudavision {
 
-constexpr int kBlurMaxKsize = 31;
-constexpr int kBlurMaxRadius = (kBlurMaxKsize - 1) / 2;
-/* Fraction bits of the taps: OpenCV's ufixedpoint16 (8.8). */
-constexpr int kBlurTapShift = 8;
-
-/* OpenCV's kernel size for a sigma on 8-bit images (createGaussianKernels):
- * cvRound(sigma * 3 * 2 + 1) | 1. Not capped: the caller decides what to do
- * above kBlurMaxKsize. */
-int gaussian_ksize_for_sigma (double sigma);
-
-/* The taps OpenCV's bit-exact 8-bit GaussianBlur uses for an odd `ksize`
- * (1..kBlurMaxKsize) and sigma > 0: getGaussianKernelBitExact in double,
- * then 8 fraction bits with error diffusion, the centre taking the
- * remainder so that they sum to 256 exactly. `taps` receives ksize values. */
-void gaussian_taps_fixed (int ksize, double sigma, uint16_t *taps);
-
-/* The separable kernel of one blur: symmetric halves, x[d] / y[d] being the
- * tap at distance d from the centre; entries beyond the radius are 0. */
-struct BlurTaps {
-  int ksize_x = 1;
-  int ksize_y = 1;
-  uint16_t x[kBlurMaxRadius + 1] = {};
-  uint16_t y[kBlurMaxRadius + 1] = {};
-
-  int radius_x () const { return (ksize_x - 1) / 2; }
-  int radius_y () const { return (ksize_y - 1) / 2; }
-  bool valid () const {
-    return ksize_x >= 1 && ksize_x <= kBlurMaxKsize && (ksize_x & 1) && ksize_y >= 1 &&
-        ksize_y <= kBlurMaxKsize && (ksize_y & 1);
-  }
-};
-
-/* Taps for odd kernel sizes (1..31) and sigmas > 0, as cv::GaussianBlur
- * (src, dst, Size (ksize_x, ksize_y), sigma_x, sigma_y) uses them. */
-BlurTaps make_blur_taps (int ksize_x, int ksize_y, double sigma_x, double sigma_y);
-
 enum class BlurVariant { Auto, Fused, TwoPass, Direct };
 const char *blur_variant_name (BlurVariant v);
 
-/* What Auto resolves to: Fused, for both channel counts and all radii. A
- * frame is read once and written once, against three times that traffic
- * (the uint16 intermediate is written and read back) for TwoPass, while the
- * fused form's redundant row work on the halo rows is (rows + 2R) / rows =
- * 1.125 at R = 2 and 1.94 at the largest radius with the default 32x8
- * block (4 output rows per thread). Direct, which needs no shared memory,
- * measured slower than Fused on an H100 (5x5 GRAY8: 24.3 against 9.6 us at
- * 1080p, 28.0 against 21.3 us at 4K). bench/ measures all three through
- * gaussian_blur (..., variant). */
+/* What Auto resolves to: Direct for GRAY8 frames of 1920x1080 and more
+ * with radii up to 2, Fused elsewhere. Fused reads and writes a frame once,
+ * against three times that traffic for TwoPass (the uint16 intermediate is
+ * written and read back), while its redundant row work on the halo rows is
+ * (rows + 2R) / rows = 1.125 at R = 2 and 1.94 at the largest radius with
+ * the default 32x8 block (4 output rows per thread); Direct, with no
+ * shared memory, is faster on large GRAY8 frames (docs/PERFORMANCE.md,
+ * "Why the kernels are built as they are"). bench/ measures all three
+ * through gaussian_blur (..., variant). */
 BlurVariant blur_default_variant (int channels, int width, int height, const BlurTaps & taps);
 
 /* Scratch bytes the TwoPass variant needs (the uint16 intermediate). */
@@ -115,21 +80,25 @@ CudaStatus gaussian_blur (ConstImage8 src, Image8 dst, int channels, const BlurT
 CudaStatus gaussian_blur_interleaved2 (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
     cudaStream_t stream, DeviceBuffer * planes, DeviceBuffer * scratch);
 
-/* The kernels' traits, for the tuner and the benchmarks. Radii are grouped
- * into compiled classes (1, 2, 3, 4, 5, 6, 8, 10, 12, 15: the taps are
- * zero-padded up to the class); the name says which, e.g.
- * "blur.fused.c1.r5". Each thread produces 4 bytes of a row (4 GRAY8 pixels
- * or 1 RGBA pixel) on 4 rows (Direct: 16 GRAY8 pixels on 2 rows, one
- * channel, radius classes up to 4; for a larger radius its traits are the
- * fused kernel's, which is what runs then). */
-enum class BlurKernel { Fused, Rows, Columns, Direct };
-const KernelTraits & blur_traits (BlurKernel kernel, int channels, int radius);
+/* The kernels' traits, for the tuner and the benchmarks, for `channels`
+ * (1 or 4) and `radius`. Radii are grouped into compiled classes (1, 2, 3,
+ * 4, 5, 6, 8, 10, 12, 15: the taps are zero-padded up to the class); the
+ * name says which, e.g. "blur.fused.c1.r5". Each thread produces 4 bytes of
+ * a row (4 GRAY8 pixels or 1 RGBA pixel) on 4 rows. The direct kernel
+ * (blur_direct.h) takes GRAY8 only: 16 pixels on 2 rows, radius classes up
+ * to 4; for a larger radius its traits are the fused kernel's, which is
+ * what runs then. */
+const KernelTraits & blur_fused_traits (int channels, int radius);
+const KernelTraits & blur_rows_traits (int channels, int radius);
+const KernelTraits & blur_columns_traits (int channels, int radius);
+const KernelTraits & blur_direct_traits (int radius);
 /* The compiled radius class that serves `radius` (0..15). */
 int blur_radius_class (int radius);
 /* Dynamic shared memory per thread the launchers declare to the launch
  * policy for a kernel (its tiles at the default 32x8 shape / 256): the
  * model's shared-memory input. Host-only; the offline model evaluator
  * (tools/tune/model_eval.cpp) uses it too. */
+enum class BlurKernel { Fused, Rows, Columns, Direct };
 size_t blur_smem_per_thread (BlurKernel kernel, int channels, int radius);
 
 }  // namespace cudavision

@@ -1,10 +1,10 @@
 /* cudavision — the per-pixel helpers both blur kernel files share (the
  * border rule and the exact float form of blur.h's fixed point), as
- * host/device code (simd_hd.h) so that the direct kernel's per-thread code
+ * host/device code (simd.h) so that the direct kernel's per-thread code
  * also runs in the CPU tests. */
 #pragma once
 
-#include "../common/simd_hd.h"
+#include "../../core/simd.h"
 
 #include <cmath>
 #include <cstdint>

@@ -29,7 +29,7 @@ direct_strip (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restric
 {
   constexpr int N = P + 2 * R;
   /* All input rows first: N independent 16-byte loads in flight per lane
-   * (a lane that loaded row by row waited on each, measured 2-3x slower). */
+   * (a lane that loaded row by row waited on each). */
   uint32_t w[N][kStripWords];
   const int ext = edge == StripEdge::Left ? x - 4 : x + 16;
   if (x + 16 <= width && (edge == StripEdge::None || (ext >= 0 && ext + 4 <= width))) {
@@ -196,12 +196,10 @@ cp_async_wait ()
  * had one row in flight a lane and waited for DRAM at every step). A slot
  * is 16 bytes a lane (main) and a word a segment end (ext); 6 slots are 25
  * KiB a block. The slot a row is copied into is unused yet or the one read
- * the step before, whose words are already in registers. Measured on an
- * H200 (2026-11-26, the kernel below, 5x5 at 4K, one run): 5 rows in
- * flight 10.98-11.10 us, 4 11.14-11.20, 7 11.17-11.20, 10 (on an H100,
- * beside 7: 12.51-12.64 against 12.29-12.32): every warp asks for all its
- * rows at the start, and the deeper the ring, the later each warp's first
- * row comes back. */
+ * the step before, whose words are already in registers. A deeper ring is
+ * slower: every warp asks for all its rows at the start, and the deeper
+ * the ring, the later each warp's first row comes back.
+ * 11.0 us a 5x5 4K frame on an H200, 4 or 7 slots 11.2: docs/PERFORMANCE.md "Why the kernels are built as they are" */
 constexpr int kRingSlots = 6;
 constexpr int kRingExt = 2 * kBlurDirectThreads / kSeg; /* the segments' two end lanes */
 struct RingSlots {
@@ -346,12 +344,9 @@ stream_unit (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__restrict
 }
 
 /* Blocks an SM holds: registers uncapped (at radius 2: 87 with the
- * shared-memory ring, 25 KiB a block; 102 unaligned). Measured on an H100
- * (2026-11-26, 5x5 at 4K, one run, 8-row ring): 2 blocks 12.29-12.32 us;
- * capped at 80 registers for 3 blocks 13.47-13.50 (more warps, but shorter
- * units, so more rows read twice, and no more instructions issued a cycle:
- * ncu gave 2.1 an SM either way); the older kernel, with its register
- * prefetch: 13.95 against 14.02-14.21. */
+ * shared-memory ring, 25 KiB a block; 102 unaligned). Capping them for 3
+ * blocks was slower: more warps, but shorter units, so more rows read
+ * twice, and no more instructions issued a cycle. */
 constexpr int kStreamMinBlocks = 2;
 
 /* Work units: a band of kSeg lanes (16 * kSeg pixels) across `rows` output
@@ -360,7 +355,7 @@ constexpr int kStreamMinBlocks = 2;
  * many units to every block to within one, so every SM has the same work
  * and none idles while others finish (handing out whole blocks, or units
  * to segments round robin, left SMs with 2 blocks of work beside SMs with
- * 3: 14.5 against 14.0 us at 4K). A warp's two segments run the same
+ * 3). A warp's two segments run the same
  * number of units (one with none left runs a copy of the last, storing
  * nothing), so every shuffle is full-warp. */
 template <int R, bool Aligned>
@@ -395,31 +390,22 @@ blur_stream_kernel (const uint8_t *__restrict__ src, size_t spitch, uint8_t *__r
   }
 }
 
+/* Fixed: the shape sets the shuffle segments (16 lanes, 256 pixels) and
+ * how many warps share the halo rows in L2, which the model does not see
+ * (its pick at 4K, 64x3, was half again as slow as the tuner's 16x16). */
 template <int R>
 const KernelTraits &
-traits_of ()
+class_traits ()
 {
   static const std::string name = "blur.direct.c1.r" + std::to_string (R);
-  static const KernelTraits t = [] {
-    KernelTraits k;
-    k.name = name.c_str ();
-    /* Fixed: the shape sets the shuffle segments (16 lanes, 256 pixels)
-     * and how many warps share the halo rows in L2, which the model does
-     * not see; it picked 64x3 at 4K, 27.1 us against 18.4 for 16x16
-     * (cudavision-tune, H100, 2026-11-26), the tuner's best there. */
-    k.static_block = { 16, kBlurDirectThreads / 16 };
-    k.fixed_block = true;
-    k.two_d = true;
-    k.items_per_thread_x = 16;
-    k.items_per_thread_y = kBlurDirectRows;
-    k.load_bytes_per_item = 1;
-    k.store_bytes_per_item = 1;
-    return k;
-  }();
+  static const KernelTraits t = kernel_traits (name.c_str (), { 16, kBlurDirectThreads / 16 }, true)
+                                    .fixed ()
+                                    .items (16, kBlurDirectRows)
+                                    .bytes (1, 1);
   return t;
 }
 
-/* The block is fixed (traits_of), so every mode gives the 16-lane
+/* The block is fixed (class_traits), so every mode gives the 16-lane
  * segments the kernel is built for (a width of at least 2 that is a power
  * of two or a multiple of the warp would also do). */
 template <int R>
@@ -428,7 +414,7 @@ launch (ConstImage8 src, Image8 dst, const BlurTaps & bt, const LaunchPolicy & p
 {
   const BlurDirectTaps<R> t = blur_direct_taps<R> (bt.x, bt.radius_x (), bt.y, bt.radius_y ());
   auto kernel = blur_direct_kernel<R, kBlurDirectRows>;
-  const LaunchConfig c = policy.choose (traits_of<R> (), cached_resources (kernel), src.width, src.height);
+  const LaunchConfig c = policy.choose (class_traits<R> (), cached_resources (kernel), src.width, src.height);
   kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, dst.data, dst.pitch, src.width,
       src.height, t);
   CV_CUDA_TRY_LAUNCH ("blur_direct_kernel");
@@ -445,7 +431,7 @@ launch_stream (ConstImage8 src, Image8 dst, const BlurDirectTaps<R> & t, const L
 {
   auto kernel = blur_stream_kernel<R, Aligned>;
   const KernelResources & res = cached_resources (kernel);
-  (void) policy.choose (traits_of<R> (), res, src.width, src.height); /* fixed block: for the policy's records */
+  (void) policy.choose (class_traits<R> (), res, src.width, src.height); /* fixed block: for the policy's records */
   const DeviceDescription & dev = policy.device ();
   const int per_sm = std::max (1, model_terms (dev, res, kBlurDirectThreads, kBlurDirectThreads).resident_blocks);
   const long blocks_resident = (long) std::max (1, dev.sm_count) * per_sm;
@@ -503,13 +489,14 @@ blur_direct (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPol
 }
 
 const KernelTraits &
-blur_direct_traits (int radius_class)
+blur_direct_traits (int radius)
 {
-  switch (radius_class) {
-    case 1: return traits_of<1> ();
-    case 2: return traits_of<2> ();
-    case 3: return traits_of<3> ();
-    default: return traits_of<4> ();
+  switch (blur_radius_class (radius)) {
+    case 1: return class_traits<1> ();
+    case 2: return class_traits<2> ();
+    case 3: return class_traits<3> ();
+    case 4: return class_traits<4> ();
+    default: return blur_fused_traits (1, radius); /* what gaussian_blur runs for Direct there */
   }
 }
 

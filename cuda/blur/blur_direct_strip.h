@@ -1,7 +1,7 @@
 /* cudavision — what one lane of cudablur's direct kernel computes
  * (blur_direct.h): 16 GRAY8 pixels of a row on consecutive rows,
  * streamed down the input rows, columns first. Host/device code
- * (simd_hd.h, blur_arith.h): the kernel (blur_direct.cu) ties the lanes
+ * (simd.h, blur_arith.h): the kernel (blur_direct.cu) ties the lanes
  * together with warp shuffles, and the CPU tests run these very functions
  * for every lane of a simulated warp against cv::GaussianBlur.
  *
@@ -177,9 +177,8 @@ constexpr uint32_t kRightPairSel = 0x4140;
  * output bytes as 4 words. In integers: OpenCV's sum itself (below 2^24)
  * plus 2^15, whose byte 2 is the output. Fewer instructions than the float
  * form of strip_row_pass (a sum unpacks in one instruction instead of two,
- * the output packs straight from byte 2): 14.1 against 14.5 us at 4K
- * (H100, 2026-11-26), the integer multiply-adds at half the FMA rate
- * notwithstanding. */
+ * the output packs straight from byte 2), which outweighs the integer
+ * multiply-adds' half FMA rate. */
 template <int R>
 CV_HD void
 strip_row_pass_pairs (const uint32_t *acc, uint32_t left, uint32_t right, const BlurDirectTaps<R> & t,

@@ -35,102 +35,6 @@
 
 namespace cudavision {
 
-/* ------------------------------------------------------------- taps */
-
-int
-gaussian_ksize_for_sigma (double sigma)
-{
-  /* OpenCV: cvRound (sigma * (depth == CV_8U ? 3 : 4) * 2 + 1) | 1, with
-   * cvRound rounding half to even. */
-  if (!(sigma > 0))
-    return 1;
-  const double v = sigma * 3 * 2 + 1;
-  if (v > 1e6)
-    return 1000001;
-  return (int) std::nearbyint (v) | 1;
-}
-
-void
-gaussian_taps_fixed (int ksize, double sigma, uint16_t *taps)
-{
-  const int n = ksize;
-  if (n == 1) {
-    taps[0] = 1 << kBlurTapShift;
-    return;
-  }
-  /* getGaussianKernelBitExact (softdouble there; double here: the values
-   * are rounded to 8 fraction bits below, so a last-ulp difference of exp
-   * cannot matter short of an exact tie). */
-  std::vector<double> k (n);
-  if (sigma <= 0) {
-    /* OpenCV's fixed small kernels and its sigma rule; cudablur never asks
-     * (sigma > 0 there), kept for completeness. */
-    static const double k3[] = { 0.25, 0.5, 0.25 };
-    static const double k5[] = { 0.0625, 0.25, 0.375, 0.25, 0.0625 };
-    static const double k7[] = { 0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125 };
-    static const double k9[] = { 4. / 256, 13. / 256, 30. / 256, 51. / 256, 60. / 256, 51. / 256, 30. / 256,
-      13. / 256, 4. / 256 };
-    const double *fixed = n == 3 ? k3 : n == 5 ? k5 : n == 7 ? k7 : n == 9 ? k9 : nullptr;
-    if (fixed)
-      k.assign (fixed, fixed + n);
-    else
-      sigma = std::fma ((double) n, 0.15, 0.35);
-  }
-  if (sigma > 0) {
-    const double scale2x = -0.125 / (sigma * sigma);
-    const int n2 = (n - 1) / 2;
-    std::vector<double> values (n2 + 1);
-    double sum = 0;
-    for (int i = 0, x = 1 - n; i < n2; i++, x += 2) {
-      const double t = std::exp ((double) (x * x) * scale2x);
-      values[i] = t;
-      sum += t;
-    }
-    sum *= 2;
-    sum += 1;
-    const double mul1 = 1 / sum;
-    for (int i = 0; i < n2; i++) {
-      const double t = values[i] * mul1;
-      k[i] = t;
-      k[n - 1 - i] = t;
-    }
-    k[n2] = 1 * mul1;
-  }
-  /* getGaussianKernelFixedPoint_ED: error diffusion from the outside in,
-   * cvRound (half to even), the centre takes what is left of 256. */
-  const double mult = (double) (1 << kBlurTapShift);
-  const int n2 = n / 2;
-  double err = 0;
-  long sum = 0;
-  for (int i = 0; i < n2; i++) {
-    const double adj = k[i] * mult + err;
-    const long v = (long) std::nearbyint (adj);
-    err = adj - (double) v;
-    taps[i] = (uint16_t) v;
-    taps[n - 1 - i] = (uint16_t) v;
-    sum += v;
-  }
-  taps[n2] = (uint16_t) ((1 << kBlurTapShift) - 2 * sum);
-}
-
-BlurTaps
-make_blur_taps (int ksize_x, int ksize_y, double sigma_x, double sigma_y)
-{
-  BlurTaps t;
-  t.ksize_x = ksize_x;
-  t.ksize_y = ksize_y;
-  if (!t.valid ())
-    return t;
-  uint16_t full[kBlurMaxKsize];
-  gaussian_taps_fixed (ksize_x, sigma_x, full);
-  for (int d = 0; d <= t.radius_x (); d++)
-    t.x[d] = full[t.radius_x () + d];
-  gaussian_taps_fixed (ksize_y, sigma_y, full);
-  for (int d = 0; d <= t.radius_y (); d++)
-    t.y[d] = full[t.radius_y () + d];
-  return t;
-}
-
 const char *
 blur_variant_name (BlurVariant v)
 {
@@ -146,14 +50,10 @@ blur_variant_name (BlurVariant v)
 BlurVariant
 blur_default_variant (int channels, int width, int height, const BlurTaps & taps)
 {
-  /* Direct on GRAY8 frames of 1080p and more up to 5x5, Fused elsewhere.
-   * Measured on an H100 (2026-11-26, cudavision-bench-kernels --only blur,
-   * 5x5, static shapes, one run): the streaming Direct 13.95 against Fused
-   * 21.07 us at 3840x2160, 9.73 against 12.93 at 2560x1440, and 8.35
-   * against 9.47 at 1920x1080 (the 2-row kernel it replaced lost there,
-   * 10.66); smaller frames were not measured and stay Fused. Radii 3 and 4
-   * (7x7, 9x9) were not measured faster: the 4K Canny chain with sigma 1.4
-   * (9x9) ran 2% slower on Direct. */
+  /* Direct on GRAY8 frames of 1080p and more up to 5x5, Fused elsewhere:
+   * smaller frames were not measured faster, nor radii 3 and 4 (the 4K
+   * Canny chain with a 9x9 blur ran slower on Direct).
+   * 5x5 at 1080p 8.35 against 9.47 us (H100): docs/PERFORMANCE.md "Why the kernels are built as they are" */
   const bool large = (long) width * height >= 1920L * 1080;
   if (channels == 1 && large && std::max (taps.radius_x (), taps.radius_y ()) <= 2)
     return BlurVariant::Direct;
@@ -528,45 +428,29 @@ aligned (const void *p, size_t pitch, size_t a)
   return ((uintptr_t) p % a) == 0 && (pitch % a) == 0;
 }
 
-KernelTraits
-make_traits (const char *name, int C)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = { 32, 8 };
-  t.two_d = true;
-  t.items_per_thread_x = C == 1 ? 4 : 1;  /* pixels per thread along x */
-  t.items_per_thread_y = kRowsPerThread;
-  return t;
-}
-
-/* The tile halo each kernel loads around its block's output tile, in
- * pixels (the model's tile-efficiency term, docs/BLOCK-SIZING.md): the row
- * pass reads halo_bytes (R pixels rounded up to 16 bytes) on each side of a
- * tile row, the column pass R rows above and below. Also each kernel's
- * DRAM bytes per pixel (8-bit in and out, the intermediate 16 bits per
- * channel) and its barriers per tile (load, [row pass,] column pass). */
-KernelTraits
-with_halo (KernelTraits t, int C, int R, bool rows, bool cols)
-{
-  t.halo_x = rows ? (unsigned) (halo_bytes (C, R) / C) : 0;
-  t.halo_y = cols ? (unsigned) R : 0;
-  t.load_bytes_per_item = (unsigned) C * (rows ? 1 : 2);
-  t.store_bytes_per_item = (unsigned) C * (cols ? 1 : 2);
-  t.barriers = rows && cols ? 3 : 2;
-  return t;
-}
-
+/* The traits of the fused, row and column kernels compiled for C
+ * channels and radius class R. A thread makes 4 bytes of a row (4 GRAY8
+ * pixels or an RGBA one) on kRowsPerThread rows. The halo is what a kernel
+ * loads around its block's output tile, in pixels (the model's
+ * tile-efficiency term, docs/BLOCK-SIZING.md): the row pass reads
+ * halo_bytes (R pixels rounded up to 16 bytes) beside each tile row, the
+ * column pass R rows above and below. DRAM bytes a pixel: 8-bit in and
+ * out, the intermediate 16 bits a channel; barriers a tile: load, [row
+ * pass,] column pass. */
 template <int C, int R>
 const KernelTraits &
-traits_of (BlurKernel k)
+class_traits (BlurKernel k)
 {
   static const std::string fused = "blur.fused.c" + std::to_string (C) + ".r" + std::to_string (R);
   static const std::string rows = "blur.rows.c" + std::to_string (C) + ".r" + std::to_string (R);
   static const std::string cols = "blur.cols.c" + std::to_string (C) + ".r" + std::to_string (R);
-  static const KernelTraits tf = with_halo (make_traits (fused.c_str (), C), C, R, true, true);
-  static const KernelTraits tr = with_halo (make_traits (rows.c_str (), C), C, R, true, false);
-  static const KernelTraits tc = with_halo (make_traits (cols.c_str (), C), C, R, false, true);
+  constexpr unsigned hx = (unsigned) (halo_bytes (C, R) / C);
+  const auto base = [] (const std::string & name) {
+    return kernel_traits (name.c_str (), { 32, 8 }, true).items (C == 1 ? 4 : 1, kRowsPerThread);
+  };
+  static const KernelTraits tf = base (fused).halo (hx, R).bytes (C, C).barriers (3);
+  static const KernelTraits tr = base (rows).halo (hx, 0).bytes (C, 2 * C).barriers (2);
+  static const KernelTraits tc = base (cols).halo (0, R).bytes (2 * C, C).barriers (2);
   return k == BlurKernel::Fused ? tf : k == BlurKernel::Rows ? tr : tc;
 }
 
@@ -614,7 +498,7 @@ run (ConstImage8 src, Image8 dst, const BlurTapsF & taps, const LaunchPolicy & p
     auto kernel = blur_fused_kernel<C, R>;
     auto smem = [] (BlockShape b) { return fused_smem (C, R, b); };
     size_t bytes = 0;
-    const LaunchConfig c = configure (kernel, traits_of<C, R> (BlurKernel::Fused), smem, policy, w, h, &bytes);
+    const LaunchConfig c = configure (kernel, class_traits<C, R> (BlurKernel::Fused), smem, policy, w, h, &bytes);
     const bool vec_in = aligned (src.data, src.pitch, 16) && c.block.x % 4 == 0;
     kernel<<<grid_dim (c), block_dim (c), bytes, stream>>> (src.data, src.pitch, dst.data, dst.pitch, w, h,
         taps, vec_in, vec_out);
@@ -631,7 +515,7 @@ run (ConstImage8 src, Image8 dst, const BlurTapsF & taps, const LaunchPolicy & p
     auto kernel = blur_rows_kernel<C, R>;
     auto smem = [] (BlockShape b) { return rows_smem (C, R, b); };
     size_t bytes = 0;
-    const LaunchConfig c = configure (kernel, traits_of<C, R> (BlurKernel::Rows), smem, policy, w, h, &bytes);
+    const LaunchConfig c = configure (kernel, class_traits<C, R> (BlurKernel::Rows), smem, policy, w, h, &bytes);
     const bool vec_in = aligned (src.data, src.pitch, 16) && c.block.x % 4 == 0;
     kernel<<<grid_dim (c), block_dim (c), bytes, stream>>> (src.data, src.pitch, mid, mpitch, w, h, taps, vec_in);
     CV_CUDA_TRY_LAUNCH ("blur_rows_kernel");
@@ -640,7 +524,7 @@ run (ConstImage8 src, Image8 dst, const BlurTapsF & taps, const LaunchPolicy & p
     auto kernel = blur_cols_kernel<C, R>;
     auto smem = [] (BlockShape b) { return cols_smem (C, R, b); };
     size_t bytes = 0;
-    const LaunchConfig c = configure (kernel, traits_of<C, R> (BlurKernel::Columns), smem, policy, w, h, &bytes);
+    const LaunchConfig c = configure (kernel, class_traits<C, R> (BlurKernel::Columns), smem, policy, w, h, &bytes);
     kernel<<<grid_dim (c), block_dim (c), bytes, stream>>> (mid, mpitch, dst.data, dst.pitch, w, h, taps, vec_out);
     CV_CUDA_TRY_LAUNCH ("blur_cols_kernel");
   }
@@ -689,16 +573,16 @@ const KernelTraits &
 traits_dispatch (BlurKernel k, int rclass)
 {
   switch (rclass) {
-    case 1: return traits_of<C, 1> (k);
-    case 2: return traits_of<C, 2> (k);
-    case 3: return traits_of<C, 3> (k);
-    case 4: return traits_of<C, 4> (k);
-    case 5: return traits_of<C, 5> (k);
-    case 6: return traits_of<C, 6> (k);
-    case 8: return traits_of<C, 8> (k);
-    case 10: return traits_of<C, 10> (k);
-    case 12: return traits_of<C, 12> (k);
-    default: return traits_of<C, 15> (k);
+    case 1: return class_traits<C, 1> (k);
+    case 2: return class_traits<C, 2> (k);
+    case 3: return class_traits<C, 3> (k);
+    case 4: return class_traits<C, 4> (k);
+    case 5: return class_traits<C, 5> (k);
+    case 6: return class_traits<C, 6> (k);
+    case 8: return class_traits<C, 8> (k);
+    case 10: return class_traits<C, 10> (k);
+    case 12: return class_traits<C, 12> (k);
+    default: return class_traits<C, 15> (k);
   }
 }
 
@@ -711,15 +595,24 @@ blur_scratch_bytes (int channels, int width, int height)
 }
 
 const KernelTraits &
-blur_traits (BlurKernel kernel, int channels, int radius)
+blur_fused_traits (int channels, int radius)
 {
   const int rc = blur_radius_class (radius);
-  if (kernel == BlurKernel::Direct) {
-    if (rc <= kBlurDirectMaxRadius)
-      return blur_direct_traits (rc);
-    kernel = BlurKernel::Fused; /* what gaussian_blur runs for Direct there */
-  }
-  return channels == 4 ? traits_dispatch<4> (kernel, rc) : traits_dispatch<1> (kernel, rc);
+  return channels == 4 ? traits_dispatch<4> (BlurKernel::Fused, rc) : traits_dispatch<1> (BlurKernel::Fused, rc);
+}
+
+const KernelTraits &
+blur_rows_traits (int channels, int radius)
+{
+  const int rc = blur_radius_class (radius);
+  return channels == 4 ? traits_dispatch<4> (BlurKernel::Rows, rc) : traits_dispatch<1> (BlurKernel::Rows, rc);
+}
+
+const KernelTraits &
+blur_columns_traits (int channels, int radius)
+{
+  const int rc = blur_radius_class (radius);
+  return channels == 4 ? traits_dispatch<4> (BlurKernel::Columns, rc) : traits_dispatch<1> (BlurKernel::Columns, rc);
 }
 
 size_t

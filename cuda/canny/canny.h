@@ -10,7 +10,7 @@
  * caller's stream, no host round trip. Tiles are 30 x 32 pixels, so that a
  * tile row is one 32-bit word with two bits to spare (canny_hysteresis.cuh
  * has the bit-mask fills):
- *  0. (automatic thresholds) otsu_threshold (otsu.h), or canny.histogram
+ *  0. (automatic thresholds) the caller's Otsu pass (CannyPrepasses), or canny.histogram
  *     and canny.median, leave the value in device memory; step 1 derives
  *     the thresholds from it, on the device.
  *  1. canny.tile: Sobel, magnitudes, non-maximum suppression and the double
@@ -24,20 +24,20 @@
  *     8-connected to a strong pixel inside the tile (final: 255); of the
  *     rest (W), the components that reach a tile border with a tile beyond
  *     are "open": each gets a node of a global union-find (one fill per
- *     component), the tile's W and the components' pixels are kept, and
- *     the tile is listed. The other W pixels are final: 0. Every tile
+ *     component) and the tile's W and the components' pixels are kept.
+ *     The other W pixels are final: 0. Every tile
  *     writes a record of its border lines (W, E, components). The frame is
  *     read once and written once.
- *  2. canny.merge: one work item per pixel of every listed tile's four
- *     border lines: a W pixel unites its component with the open
+ *  2. canny.merge: the border lines of every tile (64 items a tile,
+ *     kMergeThreadsPerTile threads, each a segment; the threads of a tile
+ *     with nothing open end at their first loads): a W pixel unites its component with the open
  *     components next to it across the border, or with node 0 (strong)
  *     where it touches E (lock-free union-find: atomicMin on the parents,
  *     Playne & Hawick, path halving by compare-and-swap).
  *  3. canny.weak: a warp per open tile finds the root of each of its
  *     components (a component joined a strong pixel when that is node 0),
  *     fills W again from those components and writes 255 on what it
- *     reaches. (canny.roots, which took the roots in a launch of its own,
- *     is folded in here since 2026-11-26.)
+ *     reaches.
  * A fixed number of launches whatever the edges look like: an edge that
  * snakes across the whole frame costs one union per tile border it
  * crosses, not one iteration per tile (which is what propagation schemes
@@ -46,19 +46,20 @@
  *
  * Pre-blur variants (CannyVariant), selectable for benchmarks: Fused (the
  * blur inside step 1) and Separate (gaussian_blur into a scratch frame,
- * then step 1 without blur). Auto picks Separate (measured faster). Both
+ * then step 1 without blur). Auto picks Separate, the faster (canny ()). Both
  * give the same pixels (the GPU tests compare them on every bundled image).
  *
  * No GStreamer here: plain pointers, pitches, sizes and a stream. */
 #pragma once
 
-#include "canny_math.h"
-#include "canny_params.h"
+#include "../../core/canny/canny_math.h"
+#include "../../core/canny/canny_params.h"
+#include "../../core/gaussian_taps.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "../common/frame_graph.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 
@@ -71,7 +72,7 @@ struct CannyScratch {
   DeviceBuffer labels;  /* int32 union-find parents: node 0, 64 per tile (sparse use) */
   DeviceBuffer lists;   /* tile records, open tiles' data */
   DeviceBuffer state;   /* the automatic value, the median's histogram */
-  DeviceBuffer otsu;    /* OtsuDeviceState for CannyAuto::Otsu */
+  DeviceBuffer otsu;    /* the Otsu pass's state (CannyAuto::Otsu) */
   DeviceBuffer blurred; /* CannyVariant::Separate: the pre-blurred frame */
   bool state_ready = false;
   bool otsu_ready = false;
@@ -89,17 +90,33 @@ struct CannyScratch {
 };
 
 enum class CannyVariant { Auto, Fused, Separate };
+
+/* The two passes Canny takes from other algorithms, given by the caller
+ * so that this folder builds on no other algorithm's: the separate
+ * pre-blur of CannyVariant::Separate (a bit-exact Gaussian of `taps`,
+ * GRAY8, src to dst of the same size) and the Otsu threshold of
+ * CannyAuto::Otsu (into a device word, `*value`; `state` and `ready` are
+ * the pass's own scratch in CannyScratch, kept between frames). Both
+ * asynchronous on `stream`. cuda/compose/canny_prepasses.h gives
+ * cudablur's and cudaotsu's; a pass left null fails the frames that need
+ * it. */
+struct CannyPrepasses {
+  CudaStatus (*blur) (ConstImage8 src, Image8 dst, const BlurTaps & taps, const LaunchPolicy & policy,
+      cudaStream_t stream) = nullptr;
+  CudaStatus (*otsu) (ConstImage8 src, DeviceBuffer * state, bool * ready, const LaunchPolicy & policy,
+      cudaStream_t stream, const uint32_t ** value) = nullptr;
+};
 const char *canny_variant_name (CannyVariant v);
 
 /* Detects the edges of `src` into `dst` (GRAY8, same size, 0 or 255).
  * Device pointers; `dst` must not alias `src` (it holds intermediate
  * states until the last step). Asynchronous on `stream`. With an automatic
- * mode, `auto_value` >= 0 is the value to use (a GstCudaOtsuMeta's
+ * mode, `auto_value` >= 0 is the value to use (a GstCvOtsuMeta's
  * threshold, known on the host); -1 computes it on the device from `src`.
  * Every launch asks `policy`; the result does not depend on the shapes.
  * This is also the benchmark hook. */
 CudaStatus canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratch,
-    const LaunchPolicy & policy, cudaStream_t stream, int auto_value = -1,
+    const CannyPrepasses & pre, const LaunchPolicy & policy, cudaStream_t stream, int auto_value = -1,
     CannyVariant variant = CannyVariant::Auto);
 
 /* What the last detection left in `scratch`, for tests and logs: the open
@@ -117,8 +134,11 @@ CudaStatus canny_read_counts (const CannyScratch & scratch, cudaStream_t stream,
 /* The kernels' traits. canny.tile is fixed 32x8 (its shared-memory tiles,
  * or eight warps of one tile each), canny.weak 32x4 (a warp per tile),
  * canny.median one warp (8 bins a lane); the others take any shape. */
-enum class CannyKernel { Tile, Merge, Weak, Histogram, Median };
-const KernelTraits & canny_traits (CannyKernel k);
+const KernelTraits & canny_tile_traits ();
+const KernelTraits & canny_merge_traits ();
+const KernelTraits & canny_weak_traits ();
+const KernelTraits & canny_histogram_traits ();
+const KernelTraits & canny_median_traits ();
 
 /* canny.tile's tiles, in pixels: a row of a tile is one 32-bit word. */
 constexpr int kCannyTileW = 30;

@@ -1,12 +1,10 @@
 /* cudavision — Canny kernels, their launchers and the detection (canny.h
  * describes the steps, canny_math.h the arithmetic). */
-#include "../blur/blur.h"
 #include "canny.h"
 #include "canny_global.cuh"
 #include "canny_tile.cuh"
 #include "../common/launch_util.cuh"
 #include "../common/warp_ops.cuh"
-#include "../otsu/otsu.h"
 
 #include <algorithm>
 #include <climits>
@@ -72,21 +70,6 @@ canny_median_kernel (DeviceState *st)
   }
 }
 
-/* ------------------------------------------------------------ traits */
-
-KernelTraits
-traits_of (const char *name, BlockShape block, bool fixed, unsigned per_thread_x = 1, unsigned per_thread_y = 1)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = block;
-  t.two_d = block.y > 1;
-  t.fixed_block = fixed;
-  t.items_per_thread_x = per_thread_x;
-  t.items_per_thread_y = per_thread_y;
-  return t;
-}
-
 /* canny.tile's grid: one tile per block (generic), asked of the policy in
  * its terms (32 x 8 threads, 4 rows a thread: a 32 x 32 item span per
  * block). The Sobel 3x3 kernel (warp_blocks) asks the same for eight
@@ -99,7 +82,7 @@ launch_tile (Kernel kernel, bool warp_blocks, const TileArgs & a, const LaunchPo
   const int tiles_per_block = warp_blocks ? kWarps : 1;
   const long span_x = (long) ((a.hy.tiles_x + tiles_per_block - 1) / tiles_per_block) * kSpan;
   const long span_y = (long) a.hy.tiles_y * kSpan;
-  const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Tile), cached_resources (kernel), span_x, span_y);
+  const LaunchConfig c = policy.choose (canny_tile_traits (), cached_resources (kernel), span_x, span_y);
   if (warp_blocks)
     return stream.kernel (kernel, dim3 ((unsigned) a.hy.tiles_x, grid_dim (c).y), dim3 (32, 1), 0, a);
   return stream.kernel (kernel, grid_dim (c), block_dim (c), 0, a);
@@ -149,37 +132,25 @@ ensure_state (CannyScratch * s, cudaStream_t stream)
 
 /* The device word an automatic mode's value lands in. */
 CudaStatus
-auto_value_on_device (ConstImage8 src, CannyAuto mode, CannyScratch * s, const LaunchPolicy & policy,
-    cudaStream_t stream, const uint32_t ** out)
+auto_value_on_device (ConstImage8 src, CannyAuto mode, CannyScratch * s, const CannyPrepasses & pre,
+    const LaunchPolicy & policy, cudaStream_t stream, const uint32_t ** out)
 {
   DeviceState *st = s->state.as<DeviceState> ();
   if (mode == CannyAuto::Otsu) {
-    if (!s->otsu.get ()) {
-      CV_CUDA_TRY (s->otsu.allocate (sizeof (OtsuDeviceState)).err);
-      s->otsu_ready = false;
-    }
-    auto *ot = s->otsu.as<OtsuDeviceState> ();
-    if (!s->otsu_ready) {
-      CV_CUDA_TRY (otsu_state_init (ot, stream).err);
-      s->otsu_ready = true;
-    }
-    /* a failure may leave the histogram half merged: clean it next time */
-    s->otsu_ready = false;
-    CV_CUDA_TRY (otsu_threshold (src, ot, policy, stream).err);
-    s->otsu_ready = true;
-    *out = &ot->threshold;
-    return {};
+    if (!pre.otsu)
+      return { cudaErrorInvalidValue, "canny: no Otsu pass given (CannyPrepasses)" };
+    return pre.otsu (src, &s->otsu, &s->otsu_ready, policy, stream, out);
   }
   /* each launch right after its choice: block-sizing=auto times a launch
    * from its choice to the next one */
   s->state_ready = false; /* until the median kernel cleans the histogram */
   auto hist = canny_hist_kernel;
-  const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Histogram), cached_resources (hist), src.width,
+  const LaunchConfig c = policy.choose (canny_histogram_traits (), cached_resources (hist), src.width,
       src.height);
   hist<<<grid_dim (c), block_dim (c), 0, stream>>> (src.data, src.pitch, src.width, src.height, st);
   CV_CUDA_TRY_LAUNCH ("canny_hist_kernel");
   auto median = canny_median_kernel;
-  const LaunchConfig cm = policy.choose (canny_traits (CannyKernel::Median), cached_resources (median), 32, 1);
+  const LaunchConfig cm = policy.choose (canny_median_traits (), cached_resources (median), 32, 1);
   median<<<grid_dim (cm), block_dim (cm), 0, stream>>> (st);
   CV_CUDA_TRY_LAUNCH ("canny_median_kernel");
   s->state_ready = true;
@@ -215,31 +186,49 @@ canny_variant_name (CannyVariant v)
 }
 
 const KernelTraits &
-canny_traits (CannyKernel k)
+canny_tile_traits ()
 {
-  /* canny.tile: a 32 x 32 span for 32 x 8 threads (a tile per block, or
-   * per warp for Sobel 3x3, launched a warp a block); canny.weak: a warp
-   * per tile, 4 a block; canny.histogram: 16 bytes on about 8 rows a
-   * thread, few blocks to merge; canny.median: one warp; canny.merge:
-   * kMergeItemsPerThread items (a segment of a border line) a thread. */
-  static const KernelTraits tile = traits_of ("canny.tile", { 32, 8 }, true, 1, kPixPerThread);
-  static const KernelTraits merge = traits_of ("canny.merge", { 256, 1 }, false, kMergeItemsPerThread);
-  static const KernelTraits weak = traits_of ("canny.weak", { 32, 4 }, true);
-  static const KernelTraits histogram = traits_of ("canny.histogram", { 32, 8 }, false, 16, 8);
-  static const KernelTraits median = traits_of ("canny.median", { 32, 1 }, true);
-  switch (k) {
-    case CannyKernel::Tile: return tile;
-    case CannyKernel::Merge: return merge;
-    case CannyKernel::Weak: return weak;
-    case CannyKernel::Histogram: return histogram;
-    case CannyKernel::Median: return median;
-  }
-  return tile;
+  /* a 32 x 32 span for 32 x 8 threads: a tile per block, or per warp for
+   * Sobel 3x3 (launched a warp a block) */
+  static const KernelTraits t = kernel_traits ("canny.tile", { 32, 8 }, true).fixed ().items (1, kPixPerThread);
+  return t;
+}
+
+const KernelTraits &
+canny_merge_traits ()
+{
+  /* kMergeItemsPerThread items (a segment of a border line) a thread */
+  static const KernelTraits t = kernel_traits ("canny.merge", { 256, 1 }, false).items (kMergeItemsPerThread);
+  return t;
+}
+
+const KernelTraits &
+canny_weak_traits ()
+{
+  /* a warp per tile, 4 a block */
+  static const KernelTraits t = kernel_traits ("canny.weak", { 32, 4 }, true).fixed ();
+  return t;
+}
+
+const KernelTraits &
+canny_histogram_traits ()
+{
+  /* 16 bytes on about 8 rows a thread: few blocks to merge */
+  static const KernelTraits t = kernel_traits ("canny.histogram", { 32, 8 }, true).items (16, 8);
+  return t;
+}
+
+const KernelTraits &
+canny_median_traits ()
+{
+  /* one warp, 8 bins a lane */
+  static const KernelTraits t = kernel_traits ("canny.median", { 32, 1 }, false).fixed ();
+  return t;
 }
 
 CudaStatus
-canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratch, const LaunchPolicy & policy,
-    cudaStream_t stream, int auto_value, CannyVariant variant)
+canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratch, const CannyPrepasses & pre,
+    const LaunchPolicy & policy, cudaStream_t stream, int auto_value, CannyVariant variant)
 {
   if (!canny_params_valid (p))
     return { cudaErrorInvalidValue, "canny: aperture 3, 5 or 7; blur kernel odd 3..31 with sigma > 0, or none" };
@@ -304,16 +293,15 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   else if (!device_auto)
     a.th = canny_auto_thresholds ((unsigned) auto_value, p.aperture, p.l2_gradient);
   else
-    CV_CUDA_TRY (auto_value_on_device (src, p.auto_threshold, scratch, policy, stream, &a.auto_value).err);
+    CV_CUDA_TRY (auto_value_on_device (src, p.auto_threshold, scratch, pre, policy, stream, &a.auto_value).err);
 
   /* the pre-blur: fused into the tile kernel, or a separate pass (launched
    * directly: it reads src and writes its own buffer, before the graph in
    * the stream's order) */
   const bool blur = p.blur_ksize > 1;
-  /* Auto: Separate, measured faster on an H100 (2026-11-24, 5x5 pre-blur,
-   * cudavision-bench-kernels --only canny): 108.7 against 246.2 us at 4K,
-   * 56.1 against 91.2 us at 1080p; the fused tile then keeps to the
-   * register-only Sobel 3x3 path. */
+  /* Auto: Separate, so the tile kernel keeps to its register-only Sobel
+   * 3x3 path.
+   * 5x5 at 4K 108.7 us against 246.2 fused (H100): docs/PERFORMANCE.md "Why the kernels are built as they are" */
   if (variant == CannyVariant::Auto)
     variant = CannyVariant::Separate;
   BlurTaps taps;
@@ -323,7 +311,9 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
     const size_t bpitch = aligned_pitch ((size_t) w);
     CV_CUDA_TRY (scratch->blurred.ensure (bpitch * h).err);
     Image8 b { scratch->blurred.as<uint8_t> (), bpitch, w, h };
-    CV_CUDA_TRY (gaussian_blur (src, b, 1, taps, policy, stream, nullptr, BlurVariant::Fused).err);
+    if (!pre.blur)
+      return { cudaErrorInvalidValue, "canny: no pre-blur pass given (CannyPrepasses)" };
+    CV_CUDA_TRY (pre.blur (src, b, taps, policy, stream).err);
     a.src = b.data;
     a.spitch = bpitch;
   }
@@ -344,14 +334,14 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
      * the tiles that are not open end at their first loads) */
     const long work = tiles * kMergeItems;
     auto merge = canny_merge_kernel;
-    const LaunchConfig c = policy.choose (canny_traits (CannyKernel::Merge), cached_resources (merge), work, 1);
+    const LaunchConfig c = policy.choose (canny_merge_traits (), cached_resources (merge), work, 1);
     CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, hy.parent).err);
     /* canny.weak (with the roots of the open components): a warp per
      * tile, 4 warps a block (32 x 4 items a block) */
     auto weak = canny_weak_kernel;
     const long blocks = std::min<long> ((tiles + 3) / 4, 4096);
     const LaunchConfig cw =
-        policy.choose (canny_traits (CannyKernel::Weak), cached_resources (weak), blocks * 32, 4);
+        policy.choose (canny_weak_traits (), cached_resources (weak), blocks * 32, 4);
     CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, (int) tiles,
         hy.open_tiles, hy.parent).err);
   }

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "canny_hysteresis.cuh"
-#include "../blur/blur.h"
+#include "../../core/gaussian_taps.h"
 
 namespace cudavision {
 namespace canny_detail {
@@ -209,8 +209,7 @@ tile3_words_border (const TileArgs & a, CannyThresholds th, int x0, int y0, uint
  * warp per tile (its words by tile3_words_inner or tile3_words_border),
  * then its hysteresis; a block per warp (32 x 1, grid tiles_x wide): the
  * tiles take different times, and a warp that is done frees its slot at
- * once instead of waiting for the slowest of its block (measured on the
- * H100, 2026-11-26: 1-1.5 us less a 4K frame than eight warps a block). */
+ * once instead of waiting for the slowest of its block. */
 template <bool L2>
 __global__ void __launch_bounds__ (32, 4 * kWarps)
 canny_tile3_kernel (TileArgs a)

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "cuda_check.h"
-#include "../policy/launch_policy.h"
+#include "../../core/policy/launch_policy.h"
 
 namespace cudavision {
 

@@ -1,10 +1,10 @@
 /* cudavision — the clock of block-sizing=auto: timing events on one
  * stream, polled with cudaEventQuery (which answers "not ready" rather than
  * waiting) and read with cudaEventElapsedTime once both have completed
- * (cuda/policy/auto_tuner.h). */
+ * (core/policy/auto_tuner.h). */
 #pragma once
 
-#include "../policy/auto_tuner.h"
+#include "../../core/policy/auto_tuner.h"
 #include "cuda_raii.h"
 
 #include <vector>

@@ -90,7 +90,7 @@ wait_done (const uint32_t *word, cudaStream_t stream)
     }
     /* spinning as cudaEventSynchronize does in CUDA's default scheduling
      * (a frame waited for at once, latency-frames=0): a sleep between
-     * looks added up to ~40 us a frame on an H100 (2026-11-27) */
+     * looks adds its granularity to every such frame */
     std::this_thread::yield ();
   }
   return {};

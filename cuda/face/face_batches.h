@@ -19,11 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifdef __CUDACC__
-#define CV_FB_HD __host__ __device__ __forceinline__
-#else
-#define CV_FB_HD inline
-#endif
+#include "../../core/hd.h"
 
 namespace cudavision {
 namespace facedetect {
@@ -48,8 +44,8 @@ struct LevelDesc {
  * columns each, and every tile row is one aligned 512-byte run. */
 constexpr int kIntegralTileWidth = 128;
 constexpr int kIntegralTileHeight = 32;
-CV_FB_HD int tile_columns (int entries) { return (entries + kIntegralTileWidth - 1) / kIntegralTileWidth; }
-CV_FB_HD int tile_rows (int entries) { return (entries + kIntegralTileHeight - 1) / kIntegralTileHeight; }
+CV_HD int tile_columns (int entries) { return (entries + kIntegralTileWidth - 1) / kIntegralTileWidth; }
+CV_HD int tile_rows (int entries) { return (entries + kIntegralTileHeight - 1) / kIntegralTileHeight; }
 
 /* Where a level's carries between tiles start (elements of two words: the
  * pixels' and the squares' sums), over its integral's (height + 1) rows
@@ -61,7 +57,7 @@ CV_FB_HD int tile_rows (int entries) { return (entries + kIntegralTileHeight - 1
 struct LevelCarries {
   size_t rows, cols, blocks, end;
 };
-CV_FB_HD LevelCarries level_carries (const LevelDesc & d)
+CV_HD LevelCarries level_carries (const LevelDesc & d)
 {
   const size_t across = (size_t) tile_columns (d.width + 1), down = (size_t) tile_rows (d.height + 1);
   LevelCarries c;
@@ -75,7 +71,7 @@ CV_FB_HD LevelCarries level_carries (const LevelDesc & d)
 /* An accepted window, as the device lists it: its frame position and
  * level in the high bits (so that keys sort as the host sorts FaceRects:
  * by y, x, then size, which grows with the level), its class root for the
- * grouping in the low bits (face_group.cu). The fields above the root are
+ * grouping in the low bits (face_grouping.cu). The fields above the root are
  * as wide as the frame needs (face_key_layout): the radix sort's passes
  * cover only those bits (4 passes of 8 bits up to 4K instead of 6). */
 using FaceKey = unsigned long long;
@@ -110,20 +106,20 @@ face_key_layout (int width, int height, int levels)
   return l;
 }
 
-CV_FB_HD FaceKey face_key (int x, int y, int level, int x_shift, int y_shift)
+CV_HD FaceKey face_key (int x, int y, int level, int x_shift, int y_shift)
 {
   return ((FaceKey) y << y_shift) | ((FaceKey) x << x_shift) | ((FaceKey) level << kFaceKeySortBit);
 }
-CV_FB_HD int key_y (FaceKey k, int y_shift) { return (int) (k >> y_shift); }
-CV_FB_HD int key_x (FaceKey k, int x_shift, int y_shift)
+CV_HD int key_y (FaceKey k, int y_shift) { return (int) (k >> y_shift); }
+CV_HD int key_x (FaceKey k, int x_shift, int y_shift)
 {
   return (int) ((k >> x_shift) & ((1ull << (y_shift - x_shift)) - 1));
 }
-CV_FB_HD int key_level (FaceKey k, int x_shift)
+CV_HD int key_level (FaceKey k, int x_shift)
 {
   return (int) ((k >> kFaceKeySortBit) & ((1ull << (x_shift - kFaceKeySortBit)) - 1));
 }
-CV_FB_HD int key_root (FaceKey k) { return (int) (k & (kMaxGroupedFaces - 1)); }
+CV_HD int key_root (FaceKey k) { return (int) (k & (kMaxGroupedFaces - 1)); }
 
 /* Units (rows, blocks, windows) of the levels of one launch: level i owns
  * units [begin[i], begin[i + 1]). Passed by value (kernel parameter). */
@@ -132,10 +128,10 @@ struct BatchMap {
   int count = 0;
   int begin[kMaxBatchLevels + 1] = {};
 
-  CV_FB_HD int total () const { return begin[count]; }
+  CV_HD int total () const { return begin[count]; }
   /* The level that owns `unit` (0 <= unit < total ()): a binary search
    * over at most kMaxBatchLevels entries. */
-  CV_FB_HD int level_of (int unit) const
+  CV_HD int level_of (int unit) const
   {
     int lo = 0, hi = count - 1;
     while (lo < hi) {

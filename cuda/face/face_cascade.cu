@@ -162,8 +162,7 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
    * 32 / LANES at a time, consecutive (the list's entries stay coalesced):
    * a window's stages take from a few to hundreds of weak classifiers, and
    * with the grid stride the wave's slowest warps held several long windows
-   * while the others idled (facedetect.deep at 640x480 on the LFW mosaic:
-   * 224 -> 159 us, H100, docs/PERFORMANCE.md). The next windows are asked
+   * while the others idled (docs/PERFORMANCE.md "Why the kernels are built as they are"). The next windows are asked
    * for as the current ones start, so the atomic's round trip hides behind
    * their stages. A warp runs until none of its groups has a window. */
   auto window = [&] (unsigned i) {
@@ -225,9 +224,7 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
    * any, so that a short list spreads over all blocks (and SMs) instead of
    * filling the first blocks: the grid fills the GPU for the longest list,
    * and a short one left the last blocks idle however many threads a
-   * block had (facedetect.stages at 512x512 on the synthetic photograph,
-   * H100: 47-69 us over blocks of 64 to 1024 threads by blocks, 39-41
-   * spread). */
+   * block had (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
   const unsigned warps = groups * LANES / 32, warp = group * LANES / 32;
   const unsigned first_warp = spread && n <= stride ? warp * gridDim.x + blockIdx.x : blockIdx.x * warps + warp;
   for (unsigned i = first_warp * (32u / LANES) + in_warp; __any_sync (0xffffffffu, i < n);) {
@@ -267,10 +264,10 @@ list_kernel_of (bool stumps, int lanes)
 /* x-only: the shape's thread count is what counts; the launcher lays it
  * out one warp of windows wide (coalesced loads along a level's row) and
  * as many rows tall as it has warps. A wider block only adds idle threads
- * on the pyramid's narrow levels: measured on an H100, every best shape of
- * the 12 sizes of docs/BLOCK-SIZING.md was 32 wide, and the model, which
- * saw an ordinary 2D kernel over the frame, chose shapes up to 512 wide
- * and 50% slower. */
+ * on the pyramid's narrow levels: every best shape the tuner found was 32
+ * wide, where the model, seeing an ordinary 2D kernel over the frame,
+ * chose wider and slower ones (docs/BLOCK-SIZING.md, "What the face
+ * detector taught the tuner"). */
 const KernelTraits &
 facedetect_cascade_traits ()
 {
@@ -279,16 +276,13 @@ facedetect_cascade_traits ()
 }
 
 /* The rounds read the first kernel's list, neighbouring windows next to
- * each other: a block's windows share their integral rows in L1 (blocks of
- * 1024 threads 8-20% faster than 256 from 1280x720 up, H100). */
+ * each other: a block's windows share their integral rows in L1, so large
+ * blocks do better than the model's terms alone say (docs/BLOCK-SIZING.md,
+ * "What the face detector taught the tuner"). */
 const KernelTraits &
 facedetect_stages_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k = kernel_traits ("facedetect.stages", { 256, 1 }, false);
-    k.neighbours_share_lines = true;
-    return k;
-  }();
+  static const KernelTraits t = kernel_traits ("facedetect.stages", { 256, 1 }, false).neighbours_share_lines ();
   return t;
 }
 
@@ -331,14 +325,13 @@ filling_grid (const void *kernel, unsigned threads, const DeviceDescription & de
 }
 
 /* A round's threads each walk a window of their own: fewer at a time
- * keep more of their integral rows in L1. Measured on an H100
- * (docs/BLOCK-SIZING.md): the fastest shapes at 1024x1024 and above ran
- * 1024 to 1280 threads per SM, the full occupancy of small blocks (1536)
- * up to 28% slower. So the grid holds about kRoundThreadsPerSm threads per
- * SM, whatever the shape, or what the SM holds where that is less (48
- * registers a thread: 40 warps an SM, one block of more than 640 threads).
- * A list longer than the grid takes a second pass
- * (facedetect_round_pass_threads). */
+ * keep more of their integral rows in L1 (the fastest shapes ran 1024 to
+ * 1280 threads an SM, full occupancy slower: docs/BLOCK-SIZING.md, "What
+ * the face detector taught the tuner"). So the grid holds about
+ * kRoundThreadsPerSm threads per SM, whatever the shape, or what the SM
+ * holds where that is less (48 registers a thread: 40 warps an SM, one
+ * block of more than 640 threads). A list longer than the grid takes a
+ * second pass (facedetect_round_pass_threads). */
 unsigned
 round_grid (const void *kernel, unsigned threads, const DeviceDescription & dev)
 {
@@ -392,10 +385,9 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
       ? 0
       : (size_t) (c.block.threads () / 32) * (size_t) (haar::patch_pitch_of (cascade) * patch_h) * sizeof (uint32_t);
   /* beyond the default dynamic shared memory (blocks of many warps), the
-   * windows stay in global memory: allowed more (cudaFuncSetAttribute, up
-   * to 227 KiB), blocks of 1024 threads got faster at 4K (1298 -> 1142 us)
-   * and blocks of 672 slower (1325 -> 1533: the carve-out leaves L1 too
-   * little for the cascade), H100, 2026-11-27 */
+   * windows stay in global memory: allowing more (cudaFuncSetAttribute)
+   * made some blocks faster and others slower, the carve-out leaving L1
+   * too little for the cascade */
   if (shared > 48 * 1024) {
     patch_from = kNoPatch;
     shared = 0;

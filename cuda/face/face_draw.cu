@@ -3,9 +3,9 @@
  * shared by every face kernel launcher. One thread per border pixel, one
  * grid row per box; from the device's grouped faces inside the frame's
  * graph, a bounded grid that strides over both. */
-#include "face_draw.h"
+#include "../../core/draw/face_draw.h"
 #include "facedetect_kernels.h"
-#include "../common/canvas.h"
+#include "../../core/draw/canvas.h"
 #include "../common/launch_util.cuh"
 
 namespace cudavision {

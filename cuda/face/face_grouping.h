@@ -3,12 +3,12 @@
  * clipping of CascadeClassifier::detectMultiScale.
  *
  * The classes (which raw windows cluster together) are found on the GPU
- * when the detector has its raw list there (face_group.cu), or here by
+ * when the detector has its raw list there (face_grouping.cu), or here by
  * partition_rectangles; merge_classes then averages and filters them on
  * the host (a few hundred classes at most). Pure C++. */
 #pragma once
 
-#include "face_types.h"
+#include "../../core/face/face_types.h"
 
 #include <vector>
 

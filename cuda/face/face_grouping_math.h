@@ -1,6 +1,6 @@
 /* cudavision — the arithmetic of OpenCV's groupRectangles, written once
  * for the host's grouping (face_grouping.cpp) and the device's
- * (face_group.cu), so that the two cannot drift apart: the similarity
+ * (face_grouping.cu), so that the two cannot drift apart: the similarity
  * test, the class mean, the containment margin and the test that drops a
  * class inside a stronger one. Rounding as OpenCV's: the mean is
  * sum * (1.f / n) in float, rounded half to even (saturate_cast<int>
@@ -8,19 +8,19 @@
  * from the CUDA intrinsics of exact_ops.h. */
 #pragma once
 
-#include "../common/exact_ops.h"
-#include "face_types.h"
+#include "../../core/exact_ops.h"
+#include "../../core/face/face_types.h"
 
 #include <climits>
 
 namespace cudavision {
 namespace grouping {
 
-CV_EX_HD int imin (int a, int b) { return a < b ? a : b; }
-CV_EX_HD int iabs (int a) { return a < 0 ? -a : a; }
+CV_HD int imin (int a, int b) { return a < b ? a : b; }
+CV_HD int iabs (int a) { return a < 0 ? -a : a; }
 
 /* SimilarRects: every edge within eps times the mean of the two sizes. */
-CV_EX_HD bool similar (const FaceRect & a, const FaceRect & b, double eps)
+CV_HD bool similar (const FaceRect & a, const FaceRect & b, double eps)
 {
   const double delta = eps * (double) (imin (a.width, b.width) + imin (a.height, b.height)) * 0.5;
   return iabs (a.x - b.x) <= delta && iabs (a.y - b.y) <= delta &&
@@ -28,7 +28,7 @@ CV_EX_HD bool similar (const FaceRect & a, const FaceRect & b, double eps)
 }
 
 /* saturate_cast<int> (float) */
-CV_EX_HD int saturate_round (float v)
+CV_HD int saturate_round (float v)
 {
   if (!(v > (float) INT_MIN))
     return INT_MIN;
@@ -39,7 +39,7 @@ CV_EX_HD int saturate_round (float v)
 
 /* A class's rectangle: the mean of its `n` members, whose coordinates sum
  * to `sum`. */
-CV_EX_HD FaceRect class_mean (const FaceRect & sum, int n)
+CV_HD FaceRect class_mean (const FaceRect & sum, int n)
 {
   const float s = exact::fdiv (1.f, (float) n);
   FaceRect r;
@@ -51,7 +51,7 @@ CV_EX_HD FaceRect class_mean (const FaceRect & sum, int n)
 }
 
 /* How far past a class's edges another may reach and still be inside. */
-CV_EX_HD int containment_margin (int size, double eps)
+CV_HD int containment_margin (int size, double eps)
 {
   return exact::round_d (exact::dmul ((double) size, eps));
 }
@@ -59,7 +59,7 @@ CV_EX_HD int containment_margin (int size, double eps)
 /* Whether class 1 (mean r1, n1 members) is dropped for lying inside class
  * 2 (r2, n2, margins dx2 and dy2) that is stronger: small faces inside
  * large ones. */
-CV_EX_HD bool inside_stronger (const FaceRect & r1, int n1, const FaceRect & r2, int n2, int dx2, int dy2)
+CV_HD bool inside_stronger (const FaceRect & r1, int n1, const FaceRect & r2, int n2, int dx2, int dy2)
 {
   return r1.x >= r2.x - dx2 && r1.y >= r2.y - dy2 && r1.x + r1.width <= r2.x + r2.width + dx2 &&
       r1.y + r1.height <= r2.y + r2.height + dy2 && (n2 > (n1 > 3 ? n1 : 3) || n1 < 3);

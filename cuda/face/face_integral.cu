@@ -7,14 +7,13 @@
  * tiles with small carries between them (Nehab et al., "GPU-efficient
  * recursive filtering and summed-area tables", 2011), where the former
  * row-then-column scans wrote the row sums, read them twice and wrote
- * them again (808 -> 517 us a 4K frame, H100, docs/PERFORMANCE.md).
+ * them again (docs/PERFORMANCE.md, "Why the kernels are built as they are").
  * The tiles are the integral's, 128 entries wide and 32 tall: entry
  * (x, y) stands for pixel (x - 1, y - 1) of the level and row 0 and
  * column 0 for zeros, so that the integral is the inclusive sum of the
  * entries above and left, and every tile row is one aligned run of 512
  * bytes. A warp takes a tile, each lane 4 neighbouring columns of it.
- *  - tiles: four warps a tile, eight rows each (one warp walking 32 rows
- *    left small frames waiting on the chain: 36 -> 22 us at 640x480).
+ *  - tiles: four warps a tile, eight rows each (kTileWarps).
  *    Resizes the tile from the luma (INTER_LINEAR_EXACT: the columns'
  *    taps computed once per tile, row r's by lane r and passed round by a
  *    shuffle), stores the level image as bytes and sums each column (the
@@ -90,7 +89,7 @@ unpack_tap (uint32_t p)
 
 /* Warps that share a tile in the tiles kernel, each a run of its rows:
  * one warp walking all 32 rows left small frames (a few hundred tiles)
- * waiting on that chain (640x480: 36 us). */
+ * waiting on that chain. */
 constexpr int kTileWarps = 4;
 constexpr int kWarpRows = facedetect::kIntegralTileHeight / kTileWarps;
 static_assert (kWarpRows % kRowBatch == 0, "a warp's rows are whole batches");

@@ -5,7 +5,7 @@
  * GPU and CPU look at the same windows. Pure C++. */
 #pragma once
 
-#include "face_types.h"
+#include "../../core/face/face_types.h"
 
 #include <vector>
 

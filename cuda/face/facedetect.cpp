@@ -3,7 +3,7 @@
  * (see facedetect.h). */
 #include "facedetect.h"
 
-#include "face_draw.h"
+#include "../../core/draw/face_draw.h"
 #include "face_grouping.h"
 #include "facedetect_kernels.h"
 #include "../common/graph_io.h"
@@ -17,15 +17,13 @@ namespace {
 
 /* The raw-window list starts this large and grows when a frame overflows
  * it (the frame searched again). Its keys are sorted over the whole
- * capacity, and up to CUB's single tile (64-bit keys on sm_90 and sm_100:
- * 256 threads x 9 keys = 2304) DeviceRadixSort is one kernel; past it the
- * onesweep passes, each with a memset of its own, made 14 of the frame
- * graph's 32 nodes, and past kBlockGroupMax (8192) the grouping three
- * kernels more; without them the frame's GPU time fell by 25-53 us and
- * its hot launch from 8-16 to 3-5.5 us (2026-11-27; kernel nodes alone
- * add little to a launch, memset and event nodes more: docs/RELIABILITY.md).
- * Real frames rarely hold more (the portraits at 1080p: 172
- * raw windows; the LFW mosaic at 1080p, 5511, grows it once). */
+ * capacity: up to CUB's single tile (64-bit keys on sm_90 and sm_100: 256
+ * threads x 9 keys = 2304) DeviceRadixSort is one kernel, past it onesweep
+ * passes with a memset each, and past kBlockGroupMax (8192) the grouping
+ * takes three kernels more, each a node of the frame graph. Real frames
+ * rarely hold more (the LFW mosaic at 1080p, 5511 raw windows, grows it
+ * once).
+ * 25-53 us less GPU time a frame than 16 384: docs/PERFORMANCE.md "Why the kernels are built as they are" */
 constexpr unsigned kInitialFaceCapacity = 2048;
 /* The similar pairs of the device grouping, likewise (the LFW mosaic at
  * 1080p has about 110 000 among its 5511 raw windows). */

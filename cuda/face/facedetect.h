@@ -6,7 +6,7 @@
  * batches (face_batches.h: every level at once unless the frame is huge),
  * each batch with six launches whatever its number of levels:
  *   facedetect.tiles    resize (INTER_LINEAR_EXACT, fused) of every level
- *                       in 32x32 tiles, each tile's row and column sums of
+ *                       in 128x32 tiles, each tile's row and column sums of
  *                       the pixels and their squares;
  *   facedetect.carries  the sums between tiles (scans over a level's tiles);
  *   facedetect.integral the integral and squared integral images, tile by
@@ -20,7 +20,7 @@
  *                       warp per window), accepted windows appended to the
  *                       result list in frame pixels;
  * then, once per frame, the raw list sorted (CUB) and facedetect.group,
- * which finds the grouping's classes (face_group.cu).
+ * which finds the grouping's classes (face_grouping.cu).
  * An element's frame goes in whole (enqueue_frame): its luma and its copy
  * to the output in one kernel first (luma_and_copy, facedetect.input) and
  * the grouped faces' boxes drawn on the copy last, inside the same graph,
@@ -29,9 +29,9 @@
  * Every launch asks the launch policy with the frame's size. Nothing waits
  * on the host until the frame's end: the result list (with the lists'
  * counters) comes back in one copy per frame, waited for in collect ()
- * (which the element may call a frame later); the grouping
- * (groupRectangles semantics, face_grouping.h) then averages and filters
- * the classes on the host.
+ * (which the element may call a frame later). The grouping
+ * (groupRectangles semantics, face_grouping.h) averages and filters the
+ * classes on the device too (merge_kernel, face_grouping.cu).
  *
  * Fidelity: the raw windows are OpenCV 4.x's, bit for bit (the arithmetic
  * lives in haar_eval.h and is tested against OpenCV on the CPU; only the
@@ -39,17 +39,17 @@
  * are used only where haar::stage_sums_exact proves them identical). */
 #pragma once
 
-#include "../common/canvas.h"
+#include "../../core/draw/canvas.h"
 #include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "face_batches.h"
 #include "face_levels.h"
-#include "face_types.h"
-#include "haar_cascade.h"
-#include "../common/image.h"
-#include "../gray/gray.h"
-#include "../policy/launch_policy.h"
+#include "../../core/face/face_types.h"
+#include "../../core/face/haar_cascade.h"
+#include "../../core/image.h"
+#include "../common/luma.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <functional>
 #include <vector>
@@ -126,9 +126,9 @@ public:
    * survivors, with `round_lanes` lanes per window, and facedetect.deep
    * the rest, `lanes` lanes per window (1, 2, 4, 8, 16 or 32; more than
    * one only where the cascade allows it, haar::stage_sums_exact, else 1).
-   * Ends past the cascade are dropped.
-   * The default was measured on an H100 (docs/elements/cudafacedetect.md);
-   * every schedule gives the same windows. */
+   * Ends past the cascade are dropped. Every schedule gives the same
+   * windows; the default was the fastest at 10 of 12 inputs and sizes
+   * (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
   struct Schedule {
     std::vector<int> ends { 2, 4 };
     int lanes = 32;
@@ -136,21 +136,19 @@ public:
     /* facedetect.deep with 32 lanes: the stage from which a window is
      * read from a copy of its integral corners in shared memory
      * (facedetect_kernels.h); 0: from the kernel's first stage,
-     * kFaceNoPatch: never. Measured on an H100 (docs/PERFORMANCE.md):
-     * copying at the deep kernel's first stage was the fastest on every
-     * input and size; from stage 8 on, slower than no copy. */
+     * kFaceNoPatch: never. Copying at the deep kernel's first stage was
+     * the fastest on every input and size, from stage 8 on slower than no
+     * copy (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
     int patch_from = 0;
     /* facedetect.deep: the warps take their windows from a queue (a
      * counter) after their first, instead of by the grid's stride
-     * (face_cascade.cu's list_kernel). Measured on an H100 and an H200
-     * (docs/PERFORMANCE.md): 224 -> 159 us at 640x480 on the LFW mosaic,
-     * faster or equal on every input and size; the same queue in the
-     * rounds changed nothing (89-90 us either way), so they keep the
-     * stride. */
+     * (face_cascade.cu's list_kernel): faster or equal on every input and
+     * size; in the rounds it changed nothing, so they keep the stride
+     * (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
     bool queue = true;
     /* facedetect.stages: a list shorter than the grid spread over all its
-     * blocks (face_cascade.cu's list_kernel). Measured on an H100
-     * (docs/PERFORMANCE.md): faster or equal at every size and block. */
+     * blocks (face_cascade.cu's list_kernel): faster or equal at every size
+     * and block (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
     bool round_spread = true;
   };
 

@@ -8,15 +8,15 @@
  *   face_integral.cu  facedetect.tiles, facedetect.carries, facedetect.integral
  *                     (a batch's integrals)
  *   face_cascade.cu   facedetect.cascade, facedetect.stages, facedetect.deep
- *   face_group.cu     the raw list sorted, facedetect.group, the merge
+ *   face_grouping.cu  the raw list sorted, facedetect.group, the merge
  *   face_draw.cu      facedetect.draw */
 #pragma once
 
 #include <algorithm>
 
 #include "../common/cuda_check.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 #include "face_batches.h"
 #include "facedetect.h"
 #include "haar_eval.h"
@@ -120,7 +120,7 @@ struct GroupScratch {
 /* Sorts the `capacity` keys (unused ones all ones) into `sorted` with
  * CUB's radix sort, on bits [kFaceKeySortBit, end_bit) (FaceKeyLayout); with `group`, then writes each of the `count` windows'
  * class root (its first similar window, cv::partition's numbering) into
- * its key's low bits (face_group.cu). */
+ * its key's low bits (face_grouping.cu). */
 CudaStatus sort_faces_scratch_bytes (unsigned capacity, size_t *bytes);
 /* A frame's arguments to bring from their page-locked block (graph_io.h)
  * to the device: whole 4-byte words, both ends aligned; none where
@@ -167,7 +167,7 @@ struct MergeScratch {
 /* After launch_sort_and_group with `group`: face_grouping.cpp's
  * merge_classes over the `count` sorted keys' classes, the grouped faces
  * (unclipped) and their neighbour counts into `out` and their number into
- * *out_count (face_group.cu). */
+ * *out_count (face_grouping.cu). */
 CudaStatus launch_merge_classes (const FaceKey *sorted, const uint32_t *count, unsigned capacity, int min_neighbors,
     const GroupScratch & scratch, const MergeScratch & merge, uint32_t *out_count, const MergedFaces & out,
     cudaStream_t stream);

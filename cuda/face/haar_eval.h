@@ -15,8 +15,8 @@
  * Plain C++ apart from the CUDA intrinsics; no GStreamer, no OpenCV. */
 #pragma once
 
-#include "../common/exact_ops.h"
-#include "haar_cascade.h"
+#include "../../core/exact_ops.h"
+#include "../../core/face/haar_cascade.h"
 
 #include <algorithm>
 #include <climits>
@@ -25,11 +25,6 @@
 #include <cstring>
 #include <vector>
 
-#ifdef __CUDACC__
-#define CV_FD_HD __host__ __device__ __forceinline__
-#else
-#define CV_FD_HD inline
-#endif
 
 namespace cudavision {
 namespace haar {
@@ -47,12 +42,10 @@ using exact::fsub;
 using exact::round_d;
 using exact::round_f;
 
-/* The device takes the first expression, the host the second. */
+/* Unrolled on the device only: the host reference loops plainly. */
 #ifdef __CUDA_ARCH__
-#define CV_FD_PICK(device, host) device
 #define CV_FD_UNROLL4 _Pragma ("unroll 4")
 #else
-#define CV_FD_PICK(device, host) host
 #define CV_FD_UNROLL4
 #endif
 
@@ -74,7 +67,7 @@ struct ResizeTap {
  * double, as OpenCV computes it. Positions before the first source sample
  * or at / after the last one take that sample alone, as the bit-exact
  * resize's edge loops do. Used for both axes. */
-CV_FD_HD ResizeTap resize_tap (int d, double scale, int src_size)
+CV_HD ResizeTap resize_tap (int d, double scale, int src_size)
 {
   const double f = dsub (dmul (scale, (double) d + 0.5), 0.5);
   const int i = (int) floor (f);
@@ -87,13 +80,13 @@ CV_FD_HD ResizeTap resize_tap (int d, double scale, int src_size)
 }
 
 /* hlineResize: a row sample with 8 fractional bits (at most 255 * 256). */
-CV_FD_HD int resize_h (int p0, int p1, const ResizeTap & t)
+CV_HD int resize_h (int p0, int p1, const ResizeTap & t)
 {
   return p0 * t.w0 + p1 * t.w1;
 }
 
 /* vlineResize: 16 fractional bits, rounded half up. */
-CV_FD_HD uint8_t resize_v (int h0, int h1, const ResizeTap & t)
+CV_HD uint8_t resize_v (int h0, int h1, const ResizeTap & t)
 {
   const unsigned v = ((unsigned) (h0 * t.w0 + h1 * t.w1) + (1u << 15)) >> 16;
   return (uint8_t) (v > 255u ? 255u : v);
@@ -138,7 +131,7 @@ struct alignas (16) NodeWord {
 };
 static_assert (sizeof (NodeWord) == 16, "a node word is one 16-byte load");
 
-CV_FD_HD unsigned node_word (int i)
+CV_HD unsigned node_word (int i)
 {
   return (unsigned) i + 64u * ((unsigned) i >> 5);
 }
@@ -160,7 +153,7 @@ struct CascadeView {
 
 /* The row pitch of a view's window patches: its own, else (W + 1) | 1,
  * an odd one against bank conflicts. */
-CV_FD_HD int patch_pitch_of (const CascadeView & c)
+CV_HD int patch_pitch_of (const CascadeView & c)
 {
   return c.patch_pitch > 0 ? c.patch_pitch : (c.window_width + 1) | 1;
 }
@@ -175,7 +168,7 @@ CV_FD_HD int patch_pitch_of (const CascadeView & c)
  * patch_layout.h picks the corner that keeps bank conflicts few. */
 constexpr int kPatchRectMaxWords = 1 << 10;
 
-CV_FD_HD uint32_t patch_rect (const Node & n, int r)
+CV_HD uint32_t patch_rect (const Node & n, int r)
 {
   return r == 0 ? (uint32_t) n.left : r == 1 ? (uint32_t) n.right : n.patch_rect2;
 }
@@ -187,7 +180,7 @@ struct PatchCorners {
 /* The steps sign-extended by arithmetic shifts (C++20's rule, which GCC,
  * Clang and nvcc follow in C++17 too): a bit-field extract each on the
  * device. */
-CV_FD_HD PatchCorners unpack_patch_rect (uint32_t p)
+CV_HD PatchCorners unpack_patch_rect (uint32_t p)
 {
   return { p & (unsigned) (kPatchRectMaxWords - 1), (unsigned) ((int32_t) (p << 11) >> 21),
     (unsigned) ((int32_t) p >> 21) };
@@ -323,7 +316,7 @@ compile_cascade (const HaarCascade & c, bool arrange = true)
 /* ---- Loads: read-only cache on the device ---- */
 
 /* Node i from its tile. */
-CV_FD_HD Node load_node (const NodeWord *nodes, int i)
+CV_HD Node load_node (const NodeWord *nodes, int i)
 {
   Node n;
   const NodeWord *p = nodes + node_word (i);
@@ -337,7 +330,7 @@ CV_FD_HD Node load_node (const NodeWord *nodes, int i)
 #endif
   return n;
 }
-CV_FD_HD Stage load_stage (const Stage *p)
+CV_HD Stage load_stage (const Stage *p)
 {
 #ifdef __CUDA_ARCH__
   const int4 v = __ldg (reinterpret_cast<const int4 *> (p));
@@ -348,7 +341,7 @@ CV_FD_HD Stage load_stage (const Stage *p)
   return *p;
 #endif
 }
-template <typename T> CV_FD_HD T load_ro (const T *p) { return CV_FD_PICK (__ldg (p), *p); }
+template <typename T> CV_HD T load_ro (const T *p) { return CV_HD_PICK (__ldg (p), *p); }
 
 /* ---- One window ---- */
 
@@ -356,7 +349,7 @@ template <typename T> CV_FD_HD T load_ro (const T *p) { return CV_FD_PICK (__ldg
  * compiler folds the corner's 64-bit offset into every load's address and
  * spends several 64-bit operations per load where one 32-bit multiply-add
  * onto the base does (rect_sum). */
-CV_FD_HD const uint32_t *window_base (const uint32_t *p)
+CV_HD const uint32_t *window_base (const uint32_t *p)
 {
 #ifdef __CUDA_ARCH__
   asm ("" : "+l"(p));
@@ -370,22 +363,22 @@ CV_FD_HD const uint32_t *window_base (const uint32_t *p)
  * the nodes hold (PatchRectLoad, stumps: patch_rect). */
 struct GlobalLoad {
   static constexpr bool kPatchRects = false;
-  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return load_ro (p); }
+  CV_HD uint32_t operator() (const uint32_t *p) const { return load_ro (p); }
 };
 struct PatchLoad {
   static constexpr bool kPatchRects = false;
-  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return *p; }
+  CV_HD uint32_t operator() (const uint32_t *p) const { return *p; }
 };
 struct PatchRectLoad {
   static constexpr bool kPatchRects = true;
-  CV_FD_HD uint32_t operator() (const uint32_t *p) const { return *p; }
+  CV_HD uint32_t operator() (const uint32_t *p) const { return *p; }
 };
 
 /* Sum of a rectangle of the integral image whose window corner is `w`
  * (CALC_SUM_OFS), in OpenCV's int; read-only loads on the device (the
  * integrals are global memory) unless Load says otherwise. */
 template <typename Load = GlobalLoad>
-CV_FD_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, int height)
+CV_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, int height)
 {
   const Load load {};
   /* 32-bit offsets from the window's corner (a window spans at most 256
@@ -400,7 +393,7 @@ CV_FD_HD int rect_sum (const uint32_t *w, int pitch, int x, int y, int width, in
 /* Rectangle r of a node: rect_sum, or from the corners the node holds
  * (patch_rect: the pitch is the patch's, which they were made for). */
 template <typename Load>
-CV_FD_HD int node_rect_sum (const uint32_t *sum, int pitch, const Node & n, int r)
+CV_HD int node_rect_sum (const uint32_t *sum, int pitch, const Node & n, int r)
 {
   if constexpr (Load::kPatchRects) {
     const Load load {};
@@ -415,7 +408,7 @@ CV_FD_HD int node_rect_sum (const uint32_t *sum, int pitch, const Node & n, int 
 /* HaarEvaluator::setWindow: the variance normalization factor of the
  * window's inner (1, 1, W-2, H-2) rectangle; false when OpenCV rejects the
  * window (flat: standard deviation of 10 grey levels or less). */
-CV_FD_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, int win_w, int win_h, float *factor)
+CV_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, int win_w, int win_h, float *factor)
 {
   const int valsum = rect_sum (sum, pitch, 1, 1, win_w - 2, win_h - 2);
   const unsigned valsqsum = (unsigned) rect_sum (sq, pitch, 1, 1, win_w - 2, win_h - 2);
@@ -435,7 +428,7 @@ CV_FD_HD bool window_norm (const uint32_t *sum, const uint32_t *sq, int pitch, i
  * swaps some, weights with them): their products meet in one float
  * addition, which commutes; a third is added last, as OpenCV does. */
 template <typename Load = GlobalLoad>
-CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float norm)
+CV_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float norm)
 {
   float ret = fadd (fmul (n.weight[0], (float) node_rect_sum<Load> (sum, pitch, n, 0)),
       fmul (n.weight[1], (float) node_rect_sum<Load> (sum, pitch, n, 1)));
@@ -447,7 +440,7 @@ CV_FD_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, fl
 /* The leaf value one weak classifier gives a window (the stump's side, or
  * the leaf its tree walk ends in). */
 template <bool STUMPS, typename Load = GlobalLoad>
-CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
+CV_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
 {
   if (STUMPS) {
     const Node n = load_node (c.nodes, tree);
@@ -467,7 +460,7 @@ CV_FD_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum,
  * weak classifier after weak classifier. `sum` may be a window patch
  * (Load PatchRectLoad or PatchLoad), as the deep kernel reads one. */
 template <bool STUMPS, typename Load = GlobalLoad>
-CV_FD_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch, float norm, int first, int last)
+CV_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch, float norm, int first, int last)
 {
   for (int si = first; si < last; si++) {
     const Stage st = load_stage (c.stages + si);
@@ -489,7 +482,7 @@ CV_FD_HD int eval_stages (const CascadeView & c, const uint32_t *sum, int pitch,
  * normalize. Evaluates at most `max_stages` stages (a window that passes
  * them returns 1). */
 template <bool STUMPS>
-CV_FD_HD int eval_window (const CascadeView & c, const uint32_t *sum, const uint32_t *sq, int pitch, int max_stages)
+CV_HD int eval_window (const CascadeView & c, const uint32_t *sum, const uint32_t *sq, int pitch, int max_stages)
 {
   float norm;
   if (!window_norm (sum, sq, pitch, c.window_width, c.window_height, &norm))
@@ -504,7 +497,7 @@ CV_FD_HD int eval_window (const CascadeView & c, const uint32_t *sum, const uint
  * (at x = (gx-1) * step, ...) and says whether OpenCV evaluated gx. The
  * walk is short: first-stage rejections are rare next to a detection. */
 template <bool STUMPS>
-CV_FD_HD bool evaluated_by_opencv (const CascadeView & c, const uint32_t *row_sum, const uint32_t *row_sq, int pitch,
+CV_HD bool evaluated_by_opencv (const CascadeView & c, const uint32_t *row_sum, const uint32_t *row_sq, int pitch,
     int gx, int step)
 {
   int zeros = 0;

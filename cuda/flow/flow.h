@@ -12,7 +12,7 @@
  *  1. FlowPyramid::build (flow_pyramid.cu): level 0 is the frame's luma
  *     (cvtColor's fixed-point weights, bit-exact) or a copy of GRAY8, in
  *     one kernel that can also copy the frame to the element's output
- *     (cudagray's, cuda/gray/gray.h luma_and_copy, one row a thread);
+ *     (cudagray's, cuda/common/luma.h luma_and_copy, one row a thread);
  *     levels 1..L by a pyrDown kernel; the Scharr derivatives of every
  *     level (Ix and Iy as an int16 pair), kept for when this frame is the
  *     previous one. The kernels make 4 pixels a thread from aligned word
@@ -44,12 +44,12 @@
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
 #include "../common/host_block_pool.h"
-#include "flow_draw.h"
-#include "flow_params.h"
-#include "../gray/gray.h"     /* LumaCopyArgs: level 0 is cudagray's kernel */
-#include "../harris/harris.h" /* CornerInput: GRAY8 or a 4-byte RGB layout */
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/draw/flow_draw.h"
+#include "../../core/flow/flow_params.h"
+#include "../common/luma.h" /* LumaInput, LumaCopyArgs: level 0 is the luma kernel */
+#include "../../core/harris/corner_select.h" /* Corner */
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 #include <functional>
@@ -81,7 +81,7 @@ class FlowPyramid {
 public:
   /* Builds the pyramid of `frame` for `window` and `max_level` (the level
    * count is flow_pyramid_levels'). Asynchronous on `stream`. */
-  CudaStatus build (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+  CudaStatus build (const LumaInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream);
 
   /* build () in parts, for callers that queue a frame's work as one
@@ -93,18 +93,18 @@ public:
    * replayed for every frame); then build_levels () for levels 1.. and
    * every level's derivatives. build_input_from needs input_vectorizable
    * () for the frame and the copy. */
-  CudaStatus prepare (const CornerInput & frame, int window, int max_level, cudaStream_t stream);
-  CudaStatus build_input (const CornerInput & frame, const Image8 * copy, const LaunchPolicy & policy,
+  CudaStatus prepare (const LumaInput & frame, int window, int max_level, cudaStream_t stream);
+  CudaStatus build_input (const LumaInput & frame, const Image8 * copy, const LaunchPolicy & policy,
       cudaStream_t stream);
   CudaStatus build_input_from (const FlowInputArgs * args, bool gray, PackedRgb layout, bool copy,
       const LaunchPolicy & policy, cudaStream_t stream);
   CudaStatus build_levels (const LaunchPolicy & policy, cudaStream_t stream);
   /* The frame (and the copy) allow the input kernel's word loads. */
-  static bool input_vectorizable (const CornerInput & frame, const Image8 * copy);
+  static bool input_vectorizable (const LumaInput & frame, const Image8 * copy);
   /* The frame's and the copy's pointers as the input kernel takes them. */
-  static FlowInputArgs input_args (const CornerInput & frame, const Image8 * copy);
+  static FlowInputArgs input_args (const LumaInput & frame, const Image8 * copy);
   /* prepare, then build_input. */
-  CudaStatus build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+  CudaStatus build_base (const LumaInput & frame, int window, int max_level, const LaunchPolicy & policy,
       cudaStream_t stream, const Image8 * copy = nullptr);
 
   int levels () const { return levels_; }
@@ -205,7 +205,7 @@ public:
    * pyramid (inside its graph, the frame's pointers passed through
    * memory); the frame and `copy` must stay valid until then.
    * Asynchronous. */
-  CudaStatus push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
+  CudaStatus push_frame (const LumaInput & frame, const FlowParams & p, const LaunchPolicy & policy,
       cudaStream_t stream, const Image8 * copy = nullptr, bool defer = false);
   /* A previous frame of the same size and window exists. */
   bool has_previous () const { return has_prev_; }
@@ -213,17 +213,19 @@ public:
   void reset ();
   /* The previous frame's level 0 (its luma, GRAY8): what a detection for
    * the next tracking runs on. */
-  CornerInput previous_luma () const;
+  LumaInput previous_luma () const;
   /* The results slot of the current frame (push_frame's). */
   int frame_slot () const { return cur_; }
 
   /* Replace the points the next tracking starts from, all alive:
-   * from a host list (through pinned memory; asynchronous), or from
-   * `detector`'s last enqueued list, on the device (its count too). Call
+   * from a host list (through pinned memory; asynchronous), or from a
+   * corner list on the device with its count (CornerDetector's
+   * device_list, device_count and list_capacity: the last enqueued
+   * detection; a null count is an empty list). Call
    * them after draw / color of the frame before: the lists they paint from
    * are overwritten. */
   CudaStatus set_points (const std::vector<float> & xy, cudaStream_t stream);
-  CudaStatus set_points (const CornerDetector & detector, cudaStream_t stream);
+  CudaStatus set_points (const Corner * list, const uint32_t * count, size_t capacity, cudaStream_t stream);
 
   /* Queues the rest of the current frame's pyramid, the tracking from the
    * previous frame (none without one) and the results' copy into the
@@ -312,7 +314,7 @@ private:
   bool has_prev_ = false;
   bool levels_pending_ = false; /* pyr_[cur_]'s levels 1.. and derivatives are not queued yet */
   bool input_pending_ = false;  /* nor is its level 0: input_ / copy_ say from what */
-  CornerInput input_;
+  LumaInput input_;
   Image8 copy_;
   bool has_copy_ = false;
   /* What a frame's graph reads from memory, not from its nodes (so that

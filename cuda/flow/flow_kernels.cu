@@ -1,9 +1,9 @@
 /* cudavision — Lucas-Kanade tracking and drawing kernels, their launchers
  * and cudaflow's device state (flow.h describes the steps, flow_math.h the
  * arithmetic; the pyramids are flow_pyramid.cu's). */
-#include "../harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "flow.h"
-#include "flow_draw.h"
+#include "../../core/draw/flow_draw.h"
 #include "flow_math.h"
 #include "lk_window.h"
 #include "../common/graph_io.h"
@@ -93,7 +93,7 @@ flow_color_kernel (const float2 *__restrict__ prev, const float2 *__restrict__ n
     uint8_t r = 0, g = 0, b = 0;
     if (status && status[i]) {
       const float2 p = prev[i], q = next[i];
-      flow_color_rgb (sub_rn (q.x, p.x), sub_rn (q.y, p.y), max_flow, &r, &g, &b);
+      flow_color_rgb (exact::fsub (q.x, p.x), exact::fsub (q.y, p.y), max_flow, &r, &g, &b);
     }
     reinterpret_cast<uint32_t *> (dst + (size_t) y * pitch)[x] =
         (uint32_t) r | ((uint32_t) g << 8) | ((uint32_t) b << 16) | 0xff000000u;
@@ -217,16 +217,6 @@ set_points_kernel (const float2 *__restrict__ xy, const Corner *__restrict__ cor
 
 /* ------------------------------------------------------------ launchers */
 
-KernelTraits
-make_traits (const char *name, BlockShape shape, bool two_d)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = shape;
-  t.two_d = two_d;
-  return t;
-}
-
 /* The block the policy chose, made of whole warps (the tracker needs full
  * warps for its shuffles): a shape whose thread count is not a multiple of
  * 32 becomes the next multiple, in x. */
@@ -318,21 +308,21 @@ flow_lk_traits ()
 {
   /* 4 points a block: the per-point work is long and uneven, small blocks
    * let the SMs refill as warps finish. */
-  static const KernelTraits t = make_traits ("flow.lk", { 128, 1 }, false);
+  static const KernelTraits t = kernel_traits ("flow.lk", { 128, 1 }, false);
   return t;
 }
 
 const KernelTraits &
 flow_color_traits ()
 {
-  static const KernelTraits t = make_traits ("flow.color", { 32, 8 }, true);
+  static const KernelTraits t = kernel_traits ("flow.color", { 32, 8 }, true);
   return t;
 }
 
 const KernelTraits &
 flow_draw_traits ()
 {
-  static const KernelTraits t = make_traits ("flow.draw", { 128, 1 }, false);
+  static const KernelTraits t = kernel_traits ("flow.draw", { 128, 1 }, false);
   return t;
 }
 
@@ -423,7 +413,7 @@ constexpr int kMinPoints = 512;
 }  // namespace
 
 CudaStatus
-FlowSession::push_frame (const CornerInput & frame, const FlowParams & p, const LaunchPolicy & policy,
+FlowSession::push_frame (const LumaInput & frame, const FlowParams & p, const LaunchPolicy & policy,
     cudaStream_t stream, const Image8 * copy, bool defer)
 {
   if (input_pending_ || levels_pending_) {
@@ -467,11 +457,11 @@ FlowSession::reset ()
   last_count_ = nullptr;
 }
 
-CornerInput
+LumaInput
 FlowSession::previous_luma () const
 {
   const FlowPyramid & p = pyr_[1 - cur_];
-  CornerInput in;
+  LumaInput in;
   in.image = p.levels () > 0 ? p.level (0) : ConstImage8 {};
   in.gray = true;
   return in;
@@ -636,15 +626,14 @@ FlowSession::set_points (const std::vector<float> & xy, cudaStream_t stream)
 }
 
 CudaStatus
-FlowSession::set_points (const CornerDetector & detector, cudaStream_t stream)
+FlowSession::set_points (const Corner * list, const uint32_t * count, size_t capacity, cudaStream_t stream)
 {
-  const int bound = (int) std::min<size_t> (detector.list_capacity (), (size_t) (1 << 30));
+  const int bound = (int) std::min<size_t> (count ? capacity : 0, (size_t) (1 << 30));
   CudaStatus s = ensure_points (bound, stream);
   if (!s.ok ())
     return s;
   const unsigned blocks = (unsigned) std::max (1, std::min ((bound + 255) / 256, 1024));
-  set_points_kernel<<<blocks, 256, 0, stream>>> (nullptr, detector.device_list (), detector.device_count (),
-      detector.device_count () ? bound : 0, capacity_, pts_[in_].as<float2> (), flags_[in_].as<uint8_t> (),
+  set_points_kernel<<<blocks, 256, 0, stream>>> (nullptr, list, count, count ? bound : 0, capacity_, pts_[in_].as<float2> (), flags_[in_].as<uint8_t> (),
       counts_.as<uint32_t> () + in_);
   CV_CUDA_TRY_LAUNCH ("set_points_kernel");
   has_points_ = true;

@@ -14,7 +14,7 @@
  *   `iterations` Newton steps on the next level, stopping when the step is
  *   below epsilon (squared, in double) or when it oscillates (then half
  *   the last step is taken back). Every float operation is rounded on its
- *   own (mul_rn / add_rn: no fused multiply-add), as the CPU computes.
+ *   own (exact::fmul / exact::fadd: no fused multiply-add), as the CPU computes.
  *
  * Memory as OpenCV sees it: each level of both pyramids has a border of a
  * window width filled by BORDER_REFLECT_101, the derivatives a border of
@@ -29,8 +29,10 @@
  * same bits. */
 #pragma once
 
-#include "flow_params.h"
-#include "../harris/harris_math.h" /* reflect101, mul_rn, add_rn, sub_rn */
+#include "../../core/flow/flow_params.h"
+#include "../../core/exact_ops.h"
+#include "../../core/simd.h"
+#include "../../core/stencils.h"
 
 #include <cfloat>
 #include <cmath>
@@ -48,57 +50,12 @@ lk_descale (int x, int n)
   return (x + (1 << (n - 1))) >> n; /* CV_DESCALE: arithmetic shift, rounds half up */
 }
 
-CV_HD int
-lk_round (float v) /* cvRound: half to even */
-{
-#ifdef __CUDA_ARCH__
-  return __float2int_rn (v);
-#else
-  return (int) std::nearbyint (v);
-#endif
-}
 
-CV_HD float
-div_rn (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn (a, b);
-#else
-  return a / b;
-#endif
-}
 
 CV_HD double
 dot_rn (float x, float y) /* Point2f::ddot: (double) x * x + (double) y * y */
 {
-#ifdef __CUDA_ARCH__
-  return __dadd_rn (__dmul_rn (x, x), __dmul_rn (y, y));
-#else
-  return (double) x * x + (double) y * y;
-#endif
-}
-
-/* Read-only loads: through the read-only cache on the device. */
-CV_HD int
-lk_load_u8 (const uint8_t *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (p);
-#else
-  return *p;
-#endif
-}
-
-CV_HD uint32_t
-lk_load_u32 (const void *p)
-{
-#ifdef __CUDA_ARCH__
-  return __ldg (static_cast<const unsigned int *> (p));
-#else
-  uint32_t v;
-  std::memcpy (&v, p, sizeof v);
-  return v;
-#endif
+  return exact::dadd (exact::dmul (x, x), exact::dmul (y, y));
 }
 
 /* ------------------------------------------------------------- pyramid */
@@ -213,9 +170,9 @@ lk_weights (float a, float b)
 {
   const float one = (float) (1 << kLkWBits);
   LkWeights w;
-  w.w00 = lk_round (mul_rn (mul_rn (sub_rn (1.f, a), sub_rn (1.f, b)), one));
-  w.w01 = lk_round (mul_rn (mul_rn (a, sub_rn (1.f, b)), one));
-  w.w10 = lk_round (mul_rn (mul_rn (sub_rn (1.f, a), b), one));
+  w.w00 = exact::round_f (exact::fmul (exact::fmul (exact::fsub (1.f, a), exact::fsub (1.f, b)), one));
+  w.w01 = exact::round_f (exact::fmul (exact::fmul (a, exact::fsub (1.f, b)), one));
+  w.w10 = exact::round_f (exact::fmul (exact::fmul (exact::fsub (1.f, a), b), one));
   w.w11 = (1 << kLkWBits) - w.w00 - w.w01 - w.w10;
   return w;
 }
@@ -229,7 +186,7 @@ lk_pixel (const uint8_t *img, size_t pitch, int w, int h, int x, int y, bool dir
     x = reflect101 (x, w);
     y = reflect101 (y, h);
   }
-  return lk_load_u8 (img + (size_t) y * pitch + x);
+  return hd_load_u8 (img + (size_t) y * pitch + x);
 }
 
 CV_HD uint32_t
@@ -237,7 +194,7 @@ lk_deriv (const LkLevel & L, int x, int y, bool direct)
 {
   if (!direct && ((unsigned) x >= (unsigned) L.width || (unsigned) y >= (unsigned) L.height))
     return 0; /* BORDER_CONSTANT */
-  return lk_load_u32 (static_cast<const char *> (L.deriv) + (size_t) y * L.deriv_pitch + 4 * (size_t) x);
+  return hd_load_u32 (static_cast<const char *> (L.deriv) + (size_t) y * L.deriv_pitch + 4 * (size_t) x);
 }
 
 /* The previous level's window sample at (x, y) (its top-left source
@@ -305,44 +262,44 @@ lk_track_point (Exec & ex, const LkLevel *levels, const LkConfig & c, float px, 
   for (int level = c.levels; level >= 0; level--) {
     const LkLevel & L = levels[level];
     const float scale = (float) (1. / (1 << level)); /* a power of two: the products are exact */
-    float ppx = mul_rn (px, scale), ppy = mul_rn (py, scale);
+    float ppx = exact::fmul (px, scale), ppy = exact::fmul (py, scale);
     float npx, npy;
     if (level == c.levels) {
       npx = ppx;
       npy = ppy;
     } else {
-      npx = mul_rn (sx, 2.f);
-      npy = mul_rn (sy, 2.f);
+      npx = exact::fmul (sx, 2.f);
+      npy = exact::fmul (sy, 2.f);
     }
     sx = npx;
     sy = npy;
 
-    ppx = sub_rn (ppx, half);
-    ppy = sub_rn (ppy, half);
+    ppx = exact::fsub (ppx, half);
+    ppy = exact::fsub (ppy, half);
     const int ipx = (int) floorf (ppx), ipy = (int) floorf (ppy);
     if (ipx < -win || ipx >= L.width || ipy < -win || ipy >= L.height) {
       if (level == 0)
         status = 0;
       continue;
     }
-    LkWeights w = lk_weights (sub_rn (ppx, (float) ipx), sub_rn (ppy, (float) ipy));
+    LkWeights w = lk_weights (exact::fsub (ppx, (float) ipx), exact::fsub (ppy, (float) ipy));
     const LkSums3 A = ex.setup (L, ipx, ipy, lk_window_inside (L, ipx, ipy, win), w);
-    const float A11 = mul_rn ((float) A.a11, kLkFltScale);
-    const float A12 = mul_rn ((float) A.a12, kLkFltScale);
-    const float A22 = mul_rn ((float) A.a22, kLkFltScale);
-    float D = sub_rn (mul_rn (A11, A22), mul_rn (A12, A12));
-    const float d = sub_rn (A11, A22);
-    const float root = sqrtf (add_rn (mul_rn (d, d), mul_rn (mul_rn (4.f, A12), A12)));
-    const float min_eig = div_rn (sub_rn (add_rn (A22, A11), root), (float) (2 * win * win));
+    const float A11 = exact::fmul ((float) A.a11, kLkFltScale);
+    const float A12 = exact::fmul ((float) A.a12, kLkFltScale);
+    const float A22 = exact::fmul ((float) A.a22, kLkFltScale);
+    float D = exact::fsub (exact::fmul (A11, A22), exact::fmul (A12, A12));
+    const float d = exact::fsub (A11, A22);
+    const float root = sqrtf (exact::fadd (exact::fmul (d, d), exact::fmul (exact::fmul (4.f, A12), A12)));
+    const float min_eig = exact::fdiv (exact::fsub (exact::fadd (A22, A11), root), (float) (2 * win * win));
     if (min_eig < c.min_eig || D < FLT_EPSILON) {
       if (level == 0)
         status = 0;
       continue;
     }
-    D = div_rn (1.f, D);
+    D = exact::fdiv (1.f, D);
 
-    npx = sub_rn (npx, half);
-    npy = sub_rn (npy, half);
+    npx = exact::fsub (npx, half);
+    npy = exact::fsub (npy, half);
     float pdx = 0.f, pdy = 0.f;
     for (int j = 0; j < c.max_iters; j++) {
       const int inx = (int) floorf (npx), iny = (int) floorf (npy);
@@ -351,20 +308,20 @@ lk_track_point (Exec & ex, const LkLevel *levels, const LkConfig & c, float px, 
           status = 0;
         break;
       }
-      w = lk_weights (sub_rn (npx, (float) inx), sub_rn (npy, (float) iny));
+      w = lk_weights (exact::fsub (npx, (float) inx), exact::fsub (npy, (float) iny));
       const LkSums2 B = ex.iterate (L, inx, iny, lk_window_inside (L, inx, iny, win), w);
-      const float b1 = mul_rn ((float) B.b1, kLkFltScale), b2 = mul_rn ((float) B.b2, kLkFltScale);
-      const float dx = mul_rn (sub_rn (mul_rn (A12, b2), mul_rn (A22, b1)), D);
-      const float dy = mul_rn (sub_rn (mul_rn (A12, b1), mul_rn (A11, b2)), D);
-      npx = add_rn (npx, dx);
-      npy = add_rn (npy, dy);
-      sx = add_rn (npx, half);
-      sy = add_rn (npy, half);
+      const float b1 = exact::fmul ((float) B.b1, kLkFltScale), b2 = exact::fmul ((float) B.b2, kLkFltScale);
+      const float dx = exact::fmul (exact::fsub (exact::fmul (A12, b2), exact::fmul (A22, b1)), D);
+      const float dy = exact::fmul (exact::fsub (exact::fmul (A12, b1), exact::fmul (A11, b2)), D);
+      npx = exact::fadd (npx, dx);
+      npy = exact::fadd (npy, dy);
+      sx = exact::fadd (npx, half);
+      sy = exact::fadd (npy, half);
       if (dot_rn (dx, dy) <= c.eps2)
         break;
-      if (j > 0 && (double) fabsf (add_rn (dx, pdx)) < 0.01 && (double) fabsf (add_rn (dy, pdy)) < 0.01) {
-        sx = sub_rn (sx, mul_rn (dx, 0.5f));
-        sy = sub_rn (sy, mul_rn (dy, 0.5f));
+      if (j > 0 && (double) fabsf (exact::fadd (dx, pdx)) < 0.01 && (double) fabsf (exact::fadd (dy, pdy)) < 0.01) {
+        sx = exact::fsub (sx, exact::fmul (dx, 0.5f));
+        sy = exact::fsub (sy, exact::fmul (dy, 0.5f));
         break;
       }
       pdx = dx;

@@ -5,7 +5,7 @@
  * with the CPU tests; flow_math.h the arithmetic). */
 #include "flow.h"
 #include "flow_pyramid4.h"
-#include "../gray/gray.h" /* level 0: luma_and_copy */
+#include "../common/luma.h" /* level 0: luma_and_copy */
 #include "../common/launch_util.cuh"
 
 #include <algorithm>
@@ -51,17 +51,6 @@ scharr_kernel (const uint8_t *__restrict__ src, size_t sp, int w, int h, uint32_
   }
 }
 
-KernelTraits
-make_traits (const char *name)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = { 32, 8 };
-  t.two_d = true;
-  t.items_per_thread_x = 4;
-  return t;
-}
-
 }  // namespace
 
 const KernelTraits &
@@ -75,24 +64,17 @@ flow_input_traits ()
 const KernelTraits &
 flow_pyrdown_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k = make_traits ("flow.pyrdown");
-    k.load_bytes_per_item = 4; /* 5 source rows of 2 bytes, mostly from L1 */
-    k.store_bytes_per_item = 1;
-    return k;
-  }();
+  /* 4 pixels of a row a thread; 5 source rows of 2 bytes a pixel, mostly
+   * from L1, counted as 4 bytes in */
+  static const KernelTraits t = kernel_traits ("flow.pyrdown", { 32, 8 }, true).items (4).bytes (4, 1);
   return t;
 }
 
 const KernelTraits &
 flow_scharr_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k = make_traits ("flow.scharr");
-    k.load_bytes_per_item = 1;
-    k.store_bytes_per_item = 4;
-    return k;
-  }();
+  /* 4 pixels of a row a thread; a byte in, the two 16-bit gradients out */
+  static const KernelTraits t = kernel_traits ("flow.scharr", { 32, 8 }, true).items (4).bytes (1, 4);
   return t;
 }
 
@@ -137,7 +119,7 @@ FlowPyramid::allocate (int width, int height, int levels, cudaStream_t stream)
 }
 
 CudaStatus
-FlowPyramid::build (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+FlowPyramid::build (const LumaInput & frame, int window, int max_level, const LaunchPolicy & policy,
     cudaStream_t stream)
 {
   CudaStatus s = build_base (frame, window, max_level, policy, stream);
@@ -145,7 +127,7 @@ FlowPyramid::build (const CornerInput & frame, int window, int max_level, const 
 }
 
 CudaStatus
-FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cudaStream_t stream)
+FlowPyramid::prepare (const LumaInput & frame, int window, int max_level, cudaStream_t stream)
 {
   levels_ = 0;
   const int w = frame.image.width, h = frame.image.height;
@@ -163,19 +145,19 @@ FlowPyramid::prepare (const CornerInput & frame, int window, int max_level, cuda
 }
 
 bool
-FlowPyramid::input_vectorizable (const CornerInput & frame, const Image8 * copy)
+FlowPyramid::input_vectorizable (const LumaInput & frame, const Image8 * copy)
 {
   return luma_and_copy_vectorizable (input_args (frame, copy), frame.gray, frame.layout, copy != nullptr);
 }
 
 FlowInputArgs
-FlowPyramid::input_args (const CornerInput & frame, const Image8 * copy)
+FlowPyramid::input_args (const LumaInput & frame, const Image8 * copy)
 {
   return { frame.image.data, frame.image.pitch, copy ? copy->data : nullptr, copy ? copy->pitch : 0 };
 }
 
 CudaStatus
-FlowPyramid::build_input (const CornerInput & frame, const Image8 * copy, const LaunchPolicy & policy,
+FlowPyramid::build_input (const LumaInput & frame, const Image8 * copy, const LaunchPolicy & policy,
     cudaStream_t stream)
 {
   if (levels_ == 0)
@@ -196,7 +178,7 @@ FlowPyramid::build_input_from (const FlowInputArgs * args, bool gray, PackedRgb 
 }
 
 CudaStatus
-FlowPyramid::build_base (const CornerInput & frame, int window, int max_level, const LaunchPolicy & policy,
+FlowPyramid::build_base (const LumaInput & frame, int window, int max_level, const LaunchPolicy & policy,
     cudaStream_t stream, const Image8 * copy)
 {
   CudaStatus s = prepare (frame, window, max_level, stream);

@@ -1,7 +1,7 @@
 /* cudavision — what one thread of cudaflow's pyramid kernels computes
  * (flow_pyramid.cu): 4 horizontally adjacent pixels of a pyrDown level or
  * of the Scharr derivatives, from aligned 32-bit words of the source rows.
- * Host/device code (simd_hd.h), so the CPU tests run the kernels' own code
+ * Host/device code (simd.h), so the CPU tests run the kernels' own code
  * against cv::buildOpticalFlowPyramid.
  *
  * pyrDown's 4 outputs x0 .. x0 + 3 read source columns 2 x0 - 2 .. 2 x0 + 8
@@ -17,7 +17,7 @@
 #pragma once
 
 #include "flow_math.h"
-#include "../common/simd_hd.h"
+#include "../../core/simd.h"
 
 namespace cudavision {
 

@@ -1,7 +1,7 @@
 /* cudavision — the Lucas-Kanade tracker's window on one warp (cudaflow):
  * the `Exec` that lk_track_point (flow_math.h) calls for the sums of a
  * level, four window samples at a time. The lane's work is host/device
- * code (simd_hd.h): tests run it on the host for all 32 lanes and compare
+ * code (simd.h): tests run it on the host for all 32 lanes and compare
  * with the host model; the warp sums are device code.
  *
  * Layout. The win x win window is cut into segments of 4 horizontally
@@ -31,7 +31,7 @@
 #pragma once
 
 #include "flow_math.h"
-#include "../common/simd_hd.h"
+#include "../../core/simd.h"
 
 namespace cudavision {
 

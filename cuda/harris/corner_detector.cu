@@ -1,9 +1,9 @@
 /* cudavision — CornerDetector (harris.h describes the steps), and the
  * kernels that follow a detection: the normalized response map and the
  * corner marks. */
-#include "corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "harris.h"
-#include "../gray/gray.h"
+#include "../common/luma.h"
 #include "../common/graph_io.h"
 #include "../common/launch_util.cuh"
 
@@ -50,35 +50,20 @@ corner_draw_kernel (const Corner *__restrict__ pts, const uint32_t *__restrict__
   }
 }
 
-KernelTraits
-make_traits (const char *name, BlockShape shape, bool two_d, unsigned ipt_y, bool fixed, unsigned load_bytes = 4,
-    unsigned store_bytes = 4)
-{
-  KernelTraits t;
-  t.name = name;
-  t.static_block = shape;
-  t.two_d = two_d;
-  t.items_per_thread_y = ipt_y;
-  t.fixed_block = fixed;
-  t.load_bytes_per_item = load_bytes;
-  t.store_bytes_per_item = store_bytes;
-  return t;
-}
-
 }  // namespace
 
 const KernelTraits &
-corner_normalize_traits ()
+harris_normalize_traits ()
 {
   /* A float response in, a byte out. */
-  static const KernelTraits t = make_traits ("harris.normalize", { 32, 8 }, true, 1, false, 4, 1);
+  static const KernelTraits t = kernel_traits ("harris.normalize", { 32, 8 }, true).bytes (4, 1);
   return t;
 }
 
 const KernelTraits &
-corner_draw_traits ()
+harris_draw_traits ()
 {
-  static const KernelTraits t = make_traits ("harris.draw", { 256, 1 }, false, 1, false);
+  static const KernelTraits t = kernel_traits ("harris.draw", { 256, 1 }, false);
   return t;
 }
 
@@ -88,7 +73,7 @@ corner_normalize (ImageView<const float> response, const uint32_t * max_ordered,
 {
   if (response.width <= 0 || response.height <= 0)
     return {};
-  const LaunchConfig c = policy.choose (corner_normalize_traits (), cached_resources (corner_normalize_kernel),
+  const LaunchConfig c = policy.choose (harris_normalize_traits (), cached_resources (corner_normalize_kernel),
       response.width, response.height);
   corner_normalize_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (response.data, response.pitch, max_ordered,
       dst.data, dst.pitch, response.width, response.height);
@@ -114,7 +99,7 @@ static CudaStatus launch_draw (const Canvas & canvas, const Corner * list, const
     const LaunchPolicy & policy, cudaStream_t stream, const LumaCopyArgs * target = nullptr);
 
 CudaStatus
-CornerDetector::enqueue (const CornerInput & frame, const CornerDetectParams & p, const LaunchPolicy & policy,
+CornerDetector::enqueue (const LumaInput & frame, const CornerDetectParams & p, const LaunchPolicy & policy,
     cudaStream_t stream, const Image8 * copy, const Canvas * draw)
 {
   drawn_ = false;
@@ -128,7 +113,7 @@ CornerDetector::enqueue (const CornerInput & frame, const CornerDetectParams & p
   const int w = frame.image.width, h = frame.image.height;
   if (w <= 0 || h <= 0)
     return {};
-  CornerInput in = frame;
+  LumaInput in = frame;
   if (!in.gray && packed_rgb_layout (in.layout).channels == 3) {
     /* 3-byte RGB: the response's tiles load 1- or 4-byte pixels, so the
      * luma first (and the copy from the same launch), then as GRAY8 */
@@ -335,7 +320,7 @@ CornerDetector::collect (std::vector<Corner> * corners)
 }
 
 CudaStatus
-CornerDetector::detect (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+CornerDetector::detect (const LumaInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
     cudaStream_t stream, std::vector<Corner> * corners)
 {
   corners->clear ();
@@ -360,7 +345,7 @@ launch_draw (const Canvas & canvas, const Corner * list, const uint32_t * count,
 {
   /* the grid for the most corners there can be, capped: it strides */
   const long total = std::min<long> ((long) most * kCornerMarkerPixels, 1L << 22);
-  const LaunchConfig c = policy.choose (corner_draw_traits (), cached_resources (corner_draw_kernel), total, 1);
+  const LaunchConfig c = policy.choose (harris_draw_traits (), cached_resources (corner_draw_kernel), total, 1);
   corner_draw_kernel<<<grid_dim (c), block_dim (c), 0, stream>>> (list, count, canvas, target);
   CV_CUDA_TRY_LAUNCH ("corner_draw_kernel");
   return {};

@@ -21,6 +21,7 @@
  * maximum and adds it with one atomicMax. The arithmetic is harris_math.h's
  * in the same order, so the map is the host model's bit for bit. */
 #include "harris.h"
+#include "../../core/gray_weights.h"
 #include "../common/launch_util.cuh"
 
 #include <cmath>
@@ -110,7 +111,7 @@ struct Walker {
     }
     int dx = 0, dy = 0;
     sobel_taps<KSIZE> (cs, cd, &dx, &dy);
-    float x = mul_rn ((float) dx, scale), y = mul_rn ((float) dy, scale);
+    float x = exact::fmul ((float) dx, scale), y = exact::fmul ((float) dy, scale);
     if (border) {
       x = __shfl_sync (kFull, x, fix_lane);
       y = __shfl_sync (kFull, y, fix_lane);
@@ -128,9 +129,9 @@ struct Walker {
     for (int t = 0; t < B; t++) {
       const float ex = t ? __shfl_down_sync (kFull, fdx, t) : fdx;
       const float ey = t ? __shfl_down_sync (kFull, fdy, t) : fdy;
-      sxx = add_rn (sxx, mul_rn (ex, ex));
-      sxy = add_rn (sxy, mul_rn (ex, ey));
-      syy = add_rn (syy, mul_rn (ey, ey));
+      sxx = exact::fadd (sxx, exact::fmul (ex, ex));
+      sxy = exact::fadd (sxy, exact::fmul (ex, ey));
+      syy = exact::fadd (syy, exact::fmul (ey, ey));
     }
 #pragma unroll
     for (int t = 0; t + 1 < B; t++) {
@@ -148,9 +149,9 @@ struct Walker {
     float sa = 0.f, sb = 0.f, sc = 0.f;
 #pragma unroll
     for (int t = 0; t < B; t++) {
-      sa = add_rn (sa, hxx[t]);
-      sb = add_rn (sb, hxy[t]);
-      sc = add_rn (sc, hyy[t]);
+      sa = exact::fadd (sa, hxx[t]);
+      sb = exact::fadd (sb, hxy[t]);
+      sc = exact::fadd (sc, hyy[t]);
     }
     return corner_response (sa, sb, sc, method, k);
   }
@@ -268,23 +269,9 @@ corner_response_kernel (Source src, ResponseArgs a)
   }
 }
 
-KernelTraits
-make_response_traits ()
-{
-  KernelTraits t;
-  t.name = "harris.response";
-  t.static_block = { kResponseThreads, 1 };
-  t.two_d = false;
-  t.items_per_thread_y = 16;
-  t.fixed_block = true;
-  t.load_bytes_per_item = 4;
-  t.store_bytes_per_item = 4;
-  return t;
-}
-
 /* Rows per warp strip: long strips share the K - 1 + B - 1 halo rows over
  * more outputs, short ones give more warps; at least ~8 warps per
- * scheduler of the GPU (132 SMs x 4 x 8 on an H100). */
+ * scheduler of a 132-SM GPU (4224 = 132 SMs x 4 schedulers x 8). */
 int
 strip_rows (int w, int h, int outs)
 {
@@ -302,7 +289,7 @@ launch_response (Source src, ResponseArgs args, const LaunchPolicy & policy, cud
   constexpr int OUTS = 32 - 2 * (KSIZE / 2) - (B - 1);
   auto kernel = corner_response_kernel<KSIZE, B, Source>;
   /* the policy records the fixed shape (and the tuner's bookkeeping) */
-  policy.choose (corner_response_traits (), cached_resources (kernel), args.width, args.height);
+  policy.choose (harris_response_traits (), cached_resources (kernel), args.width, args.height);
   args.rows = strip_rows (args.width, args.height, OUTS);
   const unsigned strips = (unsigned) ((args.height + args.rows - 1) / args.rows);
   const dim3 grid ((unsigned) ((args.width + OUTS - 1) / OUTS), (strips + kWarpsPerBlock - 1) / kWarpsPerBlock);
@@ -340,16 +327,17 @@ launch_ksize (Source src, const CornerParams & p, const ResponseArgs & args, con
 }  // namespace
 
 const KernelTraits &
-corner_response_traits ()
+harris_response_traits ()
 {
   /* Fixed: 4 warps, each walking a strip of rows (the registers hold the
    * window, the shuffles the neighbours). */
-  static const KernelTraits t = make_response_traits ();
+  static const KernelTraits t =
+      kernel_traits ("harris.response", { kResponseThreads, 1 }, false).fixed ().items (1, 16).bytes (4, 4);
   return t;
 }
 
 CudaStatus
-corner_response (const CornerInput & in, ImageF dst, const CornerParams & p, const LaunchPolicy & policy,
+corner_response (const LumaInput & in, ImageF dst, const CornerParams & p, const LaunchPolicy & policy,
     cudaStream_t stream, uint32_t * max_ordered)
 {
   if (in.image.width <= 0 || in.image.height <= 0)

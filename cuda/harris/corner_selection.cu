@@ -37,8 +37,8 @@ constexpr int kSmallShift = 4;
 /* Longer lists (16-pixel cells) up to this many candidates take the same
  * rounds over the whole GPU (the cooperative kernel, a grid barrier a
  * round, decisions in global memory): noise, about 120 000 candidates at
- * 1080p and 480 000 at 4K, where the cell walk spent 1.2 ms in chains of
- * waiting cells. Its buffers take 54 bytes a candidate (owner, list,
+ * 1080p and 480 000 at 4K, where the cell walk waits in long chains of
+ * cells. Its buffers take 54 bytes a candidate (owner, list,
  * count, decision). */
 constexpr uint32_t kRoundsMax = 1u << 20;
 /* Stronger, too-close candidates listed per candidate for the rounds
@@ -311,9 +311,8 @@ emit_if_kept (const SmallArgs & a, const uint8_t *dec, uint32_t j)
 /* Step 2 for 16-pixel cells up to rounds_cap candidates, first half:
  * every candidate's stronger, too-close candidates as entries
  * (stronger_close_list), a thread per candidate over the whole GPU, so
- * that the rounds read short lists instead of walking cells (that walk, 9
- * dependent loads a candidate on one SM, took 60 us of the 1080p
- * building.jpg frame). */
+ * that the rounds read short lists instead of walking cells (9 dependent
+ * loads a candidate on one SM). */
 __global__ void
 corner_neighbours_kernel (SmallArgs a)
 {
@@ -335,7 +334,7 @@ corner_neighbours_kernel (SmallArgs a)
  * a barrier) until none is undecided; the kept ones go to the unordered
  * list. A round costs a barrier and a few reads per candidate, where the
  * cooperative walk below pays a trip through L2 per step of a chain of
- * waiting cells (190 us at 1080p on building.jpg, 1654 candidates). */
+ * waiting cells. */
 __global__ void __launch_bounds__ (kSmallThreads)
 corner_select_small_kernel (SmallArgs a)
 {
@@ -447,9 +446,8 @@ corner_select_kernel (DeviceCells m, SmallArgs a)
 
 /* Kept lists of at most this many corners are not sorted: the list kernel
  * ranks each corner by counting the stronger ones in the unordered list, a
- * warp per corner, n / 32 coalesced loads each. The tile sort of one tile
- * (a 64-bit block radix sort, 16 passes over 2048 keys on one SM) took
- * 22 us of the 1080p building.jpg detection on an H100 (727 kept). */
+ * warp per corner, n / 32 coalesced loads each, where the sort of one tile
+ * is a 64-bit block radix sort, 16 passes over 2048 keys on one SM. */
 constexpr uint32_t kScanMax = kTile;
 
 /* Step 3a: sorts each 2048-key tile of the kept list, strongest first
@@ -552,28 +550,12 @@ corner_list_kernel (ListArgs a)
   }
 }
 
-KernelTraits
-make_candidates_traits ()
-{
-  KernelTraits t;
-  t.name = "harris.candidates";
-  t.static_block = { 32, 8 };
-  t.two_d = true;
-  t.items_per_thread_y = 1;
-  t.fixed_block = false;
-  /* a float response in (its 3x3 neighbours are cache hits); a key out
-   * only for the rare candidate */
-  t.load_bytes_per_item = 4;
-  t.store_bytes_per_item = 0;
-  return t;
-}
-
 template <int SHIFT>
 CudaStatus
 launch_candidates (const CandidateArgs & a, const LaunchPolicy & policy, cudaStream_t stream)
 {
   auto kernel = corner_candidates_kernel<SHIFT>;
-  const LaunchConfig c = policy.choose (corner_candidates_traits (), cached_resources (kernel),
+  const LaunchConfig c = policy.choose (harris_candidates_traits (), cached_resources (kernel),
       std::max (1, a.g.width - 2), std::max (1, a.g.height - 2));
   /* the policy's block shape; the grid is the cells */
   kernel<<<dim3 ((unsigned) a.g.cols, (unsigned) a.g.rows), block_dim (c), 0, stream>>> (a);
@@ -584,9 +566,11 @@ launch_candidates (const CandidateArgs & a, const LaunchPolicy & policy, cudaStr
 }  // namespace
 
 const KernelTraits &
-corner_candidates_traits ()
+harris_candidates_traits ()
 {
-  static const KernelTraits t = make_candidates_traits ();
+  /* a float response in (its 3x3 neighbours are cache hits); a key out
+   * only for the rare candidate */
+  static const KernelTraits t = kernel_traits ("harris.candidates", { 32, 8 }, true).bytes (4, 0);
   return t;
 }
 

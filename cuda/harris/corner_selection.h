@@ -28,12 +28,12 @@
 #pragma once
 
 #include "corner_cells.h"
-#include "corner_params.h"
-#include "corner_select.h"
+#include "../../core/harris/corner_params.h"
+#include "../../core/harris/corner_select.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 
@@ -91,6 +91,6 @@ private:
   bool cooperative_ = true;
 };
 
-const KernelTraits & corner_candidates_traits ();
+const KernelTraits & harris_candidates_traits ();
 
 }  // namespace cudavision

@@ -19,16 +19,17 @@
  * The host waits once, in collect (), for that list. */
 #pragma once
 
-#include "corner_params.h"
-#include "corner_select.h"
+#include "../../core/harris/corner_params.h"
+#include "../../core/harris/corner_select.h"
 #include "corner_selection.h"
-#include "../common/canvas.h"
+#include "../../core/draw/canvas.h"
 #include "../common/captured_graphs.h"
 #include "../common/cuda_check.h"
 #include "../common/cuda_raii.h"
+#include "../common/luma.h"
 #include "harris_math.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 #include <vector>
@@ -37,26 +38,19 @@ namespace cudavision {
 
 using ImageF = ImageView<float>;
 
-/* The frame to detect on: GRAY8 (or the Y plane of NV12 / I420), or a
- * packed RGB layout whose luma (cv::cvtColor's fixed-point BT.601,
- * gray_weights.h) is computed as the tiles load (4-byte layouts; a 3-byte
- * one is converted first by CornerDetector::enqueue). corner_response
- * takes GRAY8 and 4-byte layouts only. */
-struct CornerInput {
-  ConstImage8 image;
-  bool gray = true;
-  PackedRgb layout = PackedRgb::RGBA; /* when !gray */
-};
-
-const KernelTraits & corner_response_traits ();   /* fixed 32x8: the shared-memory tile */
-const KernelTraits & corner_candidates_traits ();
-const KernelTraits & corner_normalize_traits ();
-const KernelTraits & corner_draw_traits ();
+/* The frame to detect on (LumaInput, luma.h): a packed RGB layout's luma
+ * (cv::cvtColor's fixed-point BT.601, gray_weights.h) is computed as the
+ * tiles load (4-byte layouts; a 3-byte one is converted first by
+ * CornerDetector::enqueue). corner_response takes GRAY8 and 4-byte
+ * layouts only. */
+const KernelTraits & harris_response_traits ();   /* fixed: 4 warps, each a strip of rows */
+const KernelTraits & harris_normalize_traits ();
+const KernelTraits & harris_draw_traits ();
 
 /* The response map alone, into `dst` (device, float, the input's size).
  * When `max_ordered` is set (a device word the caller zeroed), the frame
  * maximum is folded into it as float_to_ordered. Asynchronous on `stream`. */
-CudaStatus corner_response (const CornerInput & in, ImageF dst, const CornerParams & p, const LaunchPolicy & policy,
+CudaStatus corner_response (const LumaInput & in, ImageF dst, const CornerParams & p, const LaunchPolicy & policy,
     cudaStream_t stream, uint32_t * max_ordered = nullptr);
 
 /* dst = saturate_cast<uchar> (r * (float) (255 / max)), 0 everywhere when
@@ -79,7 +73,7 @@ public:
    * with `draw` too (the copy's canvas: its format and colour; single-plane
    * canvases only) the corners are marked on the copy in that graph
    * (draw_detected then draws nothing for this frame). */
-  CudaStatus enqueue (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+  CudaStatus enqueue (const LumaInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
       cudaStream_t stream, const Image8 * copy = nullptr, const Canvas * draw = nullptr);
 
   /* Waits for the last enqueue's list (strongest first). The list's
@@ -88,7 +82,7 @@ public:
   CudaStatus collect (std::vector<Corner> * corners);
 
   /* enqueue, then collect. */
-  CudaStatus detect (const CornerInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
+  CudaStatus detect (const LumaInput & in, const CornerDetectParams & p, const LaunchPolicy & policy,
       cudaStream_t stream, std::vector<Corner> * corners);
 
   /* The selection alone, on a response map the caller made (tests:

@@ -15,85 +15,16 @@
  * computes halo products at the reflected in-image position. */
 #pragma once
 
-#include "corner_params.h"
-#include "../gray/gray_weights.h" /* CV_HD and the BT.601 luma */
+#include "../../core/harris/corner_params.h"
+#include "../../core/exact_ops.h"
+#include "../../core/simd.h"
+#include "../../core/stencils.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 namespace cudavision {
-
-/* cv::borderInterpolate (p, len, BORDER_REFLECT_101), including its
- * repeated reflection for kernels wider than the image (1x1, 2x2 frames). */
-CV_HD int
-reflect101 (int p, int len)
-{
-  if ((unsigned) p < (unsigned) len)
-    return p;
-  if (len == 1)
-    return 0;
-  do {
-    p = p < 0 ? -p : 2 * len - 2 - p;
-  } while ((unsigned) p >= (unsigned) len);
-  return p;
-}
-
-/* Binomial coefficient C(m, j), 0 outside 0..m. */
-CV_HD constexpr int
-binom (int m, int j)
-{
-  if (j < 0 || j > m)
-    return 0;
-  int r = 1;
-  for (int t = 1; t <= j; t++)
-    r = r * (m - t + 1) / t;
-  return r;
-}
-
-/* cv::getDerivKernels for order 0 (smoothing) and 1 (derivative), ksize
- * 3, 5, 7: [1 2 1] and [-1 0 1], ..., [1 6 15 20 15 6 1] and
- * [-1 -4 -5 0 5 4 1] (the derivative is binomial(ksize-3) * [-1 0 1]). */
-CV_HD constexpr int
-sobel_smooth (int ksize, int i)
-{
-  return binom (ksize - 1, i);
-}
-
-CV_HD constexpr int
-sobel_deriv (int ksize, int i)
-{
-  return binom (ksize - 3, i - 2) - binom (ksize - 3, i);
-}
-
-/* The unscaled Sobel derivatives at one pixel, exact in integers (at most
- * 255 * 20 * 64 for ksize 7). `at (i, j)` returns the pixel at column offset
- * i and row offset j, both in -ksize/2 .. ksize/2; borders are its job. */
-template <int KSIZE, typename At>
-CV_HD void
-sobel_at (const At & at, int *dx, int *dy)
-{
-  constexpr int R = KSIZE / 2;
-  int sx = 0, sy = 0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-  for (int j = 0; j < KSIZE; j++) {
-    int row_deriv = 0, row_smooth = 0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int i = 0; i < KSIZE; i++) {
-      const int v = at (i - R, j - R);
-      row_deriv += sobel_deriv (KSIZE, i) * v;
-      row_smooth += sobel_smooth (KSIZE, i) * v;
-    }
-    sx += sobel_smooth (KSIZE, j) * row_deriv;
-    sy += sobel_deriv (KSIZE, j) * row_smooth;
-  }
-  *dx = sx;
-  *dy = sy;
-}
 
 /* cornerEigenValsVecs' derivative scale for 8-bit input, computed in double
  * as OpenCV does; the kernels take it as float, as OpenCV's float kernels. */
@@ -103,39 +34,6 @@ corner_deriv_scale (int ksize, int block_size)
   return 1.0 / ((double) (1 << (ksize - 1)) * block_size * 255.0);
 }
 
-/* Products without FMA contraction, so the device rounds as OpenCV's SIMD
- * code does: a*c - b*b near an edge cancels, and a fused multiply-add would
- * round it differently from the CPU. */
-CV_HD float
-mul_rn (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fmul_rn (a, b);
-#else
-  return a * b;
-#endif
-}
-
-CV_HD float
-add_rn (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fadd_rn (a, b);
-#else
-  return a + b;
-#endif
-}
-
-CV_HD float
-sub_rn (float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fsub_rn (a, b);
-#else
-  return a - b;
-#endif
-}
-
 /* The response from the box-filtered products (a = ΣDx², b = ΣDxDy,
  * c = ΣDy²), in OpenCV's float arithmetic and order (calcHarris,
  * calcMinEigenVal). */
@@ -143,52 +41,28 @@ CV_HD float
 corner_response (float a, float b, float c, CornerMethod method, float k)
 {
   if (method == CornerMethod::Harris) {
-    const float t = add_rn (a, c);
-    return sub_rn (sub_rn (mul_rn (a, c), mul_rn (b, b)), mul_rn (mul_rn (k, t), t));
+    const float t = exact::fadd (a, c);
+    return exact::fsub (exact::fsub (exact::fmul (a, c), exact::fmul (b, b)), exact::fmul (exact::fmul (k, t), t));
   }
-  const float ha = mul_rn (a, 0.5f), hc = mul_rn (c, 0.5f);
-  const float d = sub_rn (ha, hc);
-  return sub_rn (add_rn (ha, hc), sqrtf (add_rn (mul_rn (d, d), mul_rn (b, b))));
+  const float ha = exact::fmul (a, 0.5f), hc = exact::fmul (c, 0.5f);
+  const float d = exact::fsub (ha, hc);
+  return exact::fsub (exact::fadd (ha, hc), sqrtf (exact::fadd (exact::fmul (d, d), exact::fmul (b, b))));
 }
 
 /* Floats as unsigned integers that order the same way, for atomicMax on
  * responses that may be negative (Harris on edges) and for radix-sort keys.
  * 0 is below every float, so a zeroed word is a valid "no maximum yet". */
 CV_HD uint32_t
-float_bits (float f)
-{
-#ifdef __CUDA_ARCH__
-  return __float_as_uint (f);
-#else
-  uint32_t u;
-  std::memcpy (&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-CV_HD float
-bits_float (uint32_t u)
-{
-#ifdef __CUDA_ARCH__
-  return __uint_as_float (u);
-#else
-  float f;
-  std::memcpy (&f, &u, sizeof f);
-  return f;
-#endif
-}
-
-CV_HD uint32_t
 float_to_ordered (float f)
 {
-  const uint32_t u = float_bits (f);
+  const uint32_t u = hd_float_as_u32 (f);
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
 CV_HD float
 ordered_to_float (uint32_t o)
 {
-  return bits_float ((o & 0x80000000u) ? (o & 0x7fffffffu) : ~o);
+  return hd_u32_as_float ((o & 0x80000000u) ? (o & 0x7fffffffu) : ~o);
 }
 
 /* goodFeaturesToTrack's threshold: threshold (eig, eig, maxVal * quality, 0,
@@ -277,7 +151,7 @@ CV_HD bool
 corners_too_close (int dx, int dy, double min_d2)
 {
   const float fx = (float) dx, fy = (float) dy;
-  return (double) add_rn (mul_rn (fx, fx), mul_rn (fy, fy)) < min_d2;
+  return (double) exact::fadd (exact::fmul (fx, fx), exact::fmul (fy, fy)) < min_d2;
 }
 
 }  // namespace cudavision

@@ -37,8 +37,8 @@
 #pragma once
 
 #include "../common/cuda_check.h"
-#include "../common/image.h"
-#include "../policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <cstdint>
 

@@ -382,33 +382,16 @@ otsu_histogram_traits ()
 {
   /* Fixed 32x8: the last block runs the search with one thread per bin.
    * Each thread reads 16 bytes on about 8 rows, so the grid (and the
-   * number of per-block merges) stays small. */
-  static const KernelTraits t = [] {
-    KernelTraits k;
-    k.name = "otsu.histogram";
-    k.static_block = { 32, 8 };
-    k.fixed_block = true;
-    k.items_per_thread_x = 16;
-    k.items_per_thread_y = 8;
-    k.load_bytes_per_item = 1;   /* counted, nothing stored per pixel */
-    k.store_bytes_per_item = 0;
-    return k;
-  }();
+   * number of per-block merges) stays small; nothing is stored a pixel. */
+  static const KernelTraits t = kernel_traits ("otsu.histogram", { 32, 8 }, true).fixed ().items (16, 8).bytes (1, 0);
   return t;
 }
 
 const KernelTraits &
 otsu_binarize_traits ()
 {
-  static const KernelTraits t = [] {
-    KernelTraits k;
-    k.name = "otsu.binarize";
-    k.static_block = { 32, 8 };
-    k.items_per_thread_x = 16;
-    k.load_bytes_per_item = 1;   /* a GRAY8 pixel in, one out */
-    k.store_bytes_per_item = 1;
-    return k;
-  }();
+  /* 16 pixels of a row a thread, a GRAY8 pixel in and one out */
+  static const KernelTraits t = kernel_traits ("otsu.binarize", { 32, 8 }, true).items (16).bytes (1, 1);
   return t;
 }
 

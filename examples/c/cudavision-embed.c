@@ -233,9 +233,9 @@ print_metas (GstBuffer * buf, FrameRecord * r)
     r->meta_corners = kp->n;
   }
 
-  const GstCudaOtsuMeta *otsu = gst_buffer_get_cuda_otsu_meta (buf);
+  const GstCvOtsuMeta *otsu = gst_buffer_get_cv_otsu_meta (buf);
   if (otsu) {
-    printf ("  Otsu threshold (GstCudaOtsuMeta): %u\n", otsu->threshold);
+    printf ("  Otsu threshold (GstCvOtsuMeta): %u\n", otsu->threshold);
     r->got_otsu_meta = TRUE;
     r->meta_threshold = otsu->threshold;
   }
@@ -288,7 +288,7 @@ print_metas (GstBuffer * buf, FrameRecord * r)
   state = NULL;
   while ((m = gst_buffer_iterate_meta (buf, &state))) {
     const GType api = m->info->api;
-    if (api != GST_CV_KEYPOINTS_META_API_TYPE && api != GST_CUDA_OTSU_META_API_TYPE &&
+    if (api != GST_CV_KEYPOINTS_META_API_TYPE && api != GST_CV_OTSU_META_API_TYPE &&
         api != GST_CV_FLOW_META_API_TYPE && api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&
         api != GST_VIDEO_META_API_TYPE)
       printf ("  other meta: %s\n", g_type_name (api));

@@ -24,7 +24,7 @@ private prefix).
 
 What Python reads:
   - corners, the Otsu threshold and the flow: GstCudaVision's
-    buffer_get_cv_keypoints_meta, buffer_get_cuda_otsu_meta and
+    buffer_get_cv_keypoints_meta, buffer_get_cv_otsu_meta and
     buffer_get_cv_flow_meta. Scalar fields read directly (meta.threshold,
     meta.grid_step), the counts with meta.get_n () (the bindings cannot
     set `n`, which bounds the arrays); the points and vectors through
@@ -149,10 +149,10 @@ def read_corners(buf, rec):
 
 
 def read_otsu(buf, rec):
-    meta = GstCudaVision.buffer_get_cuda_otsu_meta(buf)
+    meta = GstCudaVision.buffer_get_cv_otsu_meta(buf)
     if meta is not None:
         rec["meta_otsu"] = meta.threshold
-        print(f"  Otsu threshold (GstCudaOtsuMeta): {meta.threshold}")
+        print(f"  Otsu threshold (GstCvOtsuMeta): {meta.threshold}")
 
 
 def read_flow(buf, rec):

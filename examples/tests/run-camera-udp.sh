@@ -8,6 +8,9 @@
 # PORT is the first one tried: the next free one is used (/proc/net/udp).
 set -uo pipefail
 check=$1 out=$2 port=$3
+# CUDAVISION_TEST_PORT_OFFSET shifts the first port tried, for two test
+# runs on one host at once (one suite per GPU): the search is not atomic.
+port=$((port + ${CUDAVISION_TEST_PORT_OFFSET:-0}))
 while grep -q ":$(printf '%04X' "$port") " /proc/net/udp; do port=$((port + 1)); done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$out" && mkdir -p "$out"

@@ -23,6 +23,9 @@
 set -uo pipefail
 check=$1 out=$2 port=$3
 shift 3
+# CUDAVISION_TEST_PORT_OFFSET shifts the first port tried, for two test
+# runs on one host at once (one suite per GPU): the search is not atomic.
+port=$((port + ${CUDAVISION_TEST_PORT_OFFSET:-0}))
 path=cpu draw=1 frames=15
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -54,7 +54,9 @@ fi
 # shellcheck disable=SC2086 # word splitting of the flags is intended
 "$cc" -o "$tmp/cudavision-embed" "$src/examples/c/cudavision-embed.c" $flags -lm
 export LD_LIBRARY_PATH=$lib # a private prefix: the loader must be told
-ldd "$tmp/cudavision-embed" | grep -q "libgstcudavision-1.0.so.0 => $lib/" ||
+# grep reads all of ldd's output (no -q): under pipefail an early exit
+# would kill ldd with SIGPIPE and fail the pipe although the line was found
+ldd "$tmp/cudavision-embed" | grep "libgstcudavision-1.0.so.0 => $lib/" >/dev/null ||
   { ldd "$tmp/cudavision-embed"; echo "FAIL: not linked to the installed library"; exit 1; }
 GST_PLUGIN_PATH=$lib/gstreamer-1.0 "$tmp/cudavision-embed" --backend cpu --frames 4 --check "$picture" \
   > "$tmp/embed-c.txt" || { cat "$tmp/embed-c.txt"; echo "FAIL: the C example"; exit 1; }

@@ -39,7 +39,7 @@ GstBuffer *
 gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold)
 {
   GstBuffer *buf = mat_to_buffer (gray, GST_VIDEO_FORMAT_GRAY8);
-  gst_buffer_add_cuda_otsu_meta (buf, (guint8) threshold);
+  gst_buffer_add_cv_otsu_meta (buf, (guint8) threshold);
   return buf;
 }
 

@@ -25,11 +25,11 @@ struct CannyCase {
  * it is not empty. */
 std::vector<cv::Mat> bundled_gray (cv::Size size = cv::Size ());
 
-/* A threshold for a GstCudaOtsuMeta that is not the frame's own Otsu
+/* A threshold for a GstCvOtsuMeta that is not the frame's own Otsu
  * threshold `own`: 60 grey levels away, within 0..255. */
 int other_threshold (int own);
 
-/* A GstBuffer of a GRAY8 frame with a GstCudaOtsuMeta of `threshold`. */
+/* A GstBuffer of a GRAY8 frame with a GstCvOtsuMeta of `threshold`. */
 GstBuffer *gray_buffer_with_otsu_meta (const cv::Mat & gray, int threshold);
 
 /* Apertures 3, 5, 7 x L1 / L2 x the default thresholds (50, 150) and two

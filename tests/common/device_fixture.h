@@ -6,7 +6,7 @@
 
 #include "../../cuda/common/cuda_raii.h"
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/common/image.h"
+#include "../../core/image.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>

@@ -112,8 +112,8 @@ describe_output (GstBuffer * buf, GstCaps * caps)
           << "/" << (int) v.status;
       }
       m << "; ";
-    } else if (api == GST_CUDA_OTSU_META_API_TYPE) {
-      m << "otsu " << (int) ((GstCudaOtsuMeta *) meta)->threshold << "; ";
+    } else if (api == GST_CV_OTSU_META_API_TYPE) {
+      m << "otsu " << (int) ((GstCvOtsuMeta *) meta)->threshold << "; ";
     }
   }
   o.metas = m.str ();
@@ -786,8 +786,8 @@ check_start_stop_cycles (const std::string & backend, int cycles, int w, int h, 
   std::printf (" MiB\n");
   /* Growth is judged from the first quarter on: the first cycles grow the
    * process once (the CUDA modules the first cycle did not touch load
-   * lazily, caches fill; on an H100, 2026-11-24: 259 -> 351 MiB resident
-   * by the first quarter, then 351.4 MiB at every quarter), a leak grows
+   * lazily, caches fill; on an H100: 259 -> 351 MiB resident by the first
+   * quarter, then 351.4 MiB at every quarter), a leak grows
    * it every cycle. */
   const Memory base = trail.empty () ? m0 : trail.front ();
 #if defined(__SANITIZE_ADDRESS__)

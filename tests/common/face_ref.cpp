@@ -3,7 +3,7 @@
 #include "harness.h"
 #include "test_util.h"
 
-#include "../../cuda/face/face_draw.h"
+#include "../../core/draw/face_draw.h"
 
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -32,9 +33,18 @@ std::vector<cv::Rect>
 opencv_faces (const cv::Mat & gray, const std::string & cascade_file, double scale, int min_neighbors, int min_size,
     int max_size)
 {
-  cv::CascadeClassifier c;
-  if (!c.load (haar_path (cascade_file)))
-    throw std::runtime_error ("OpenCV cannot load " + cascade_file);
+  /* each cascade loaded once per thread: the load parses the XML, most of
+   * a call's time on a portrait (more under ASan), and detectMultiScale
+   * keeps nothing of one image for the next */
+  static thread_local std::map<std::string, cv::CascadeClassifier> loaded;
+  auto it = loaded.find (cascade_file);
+  if (it == loaded.end ()) {
+    cv::CascadeClassifier c;
+    if (!c.load (haar_path (cascade_file)))
+      throw std::runtime_error ("OpenCV cannot load " + cascade_file);
+    it = loaded.emplace (cascade_file, c).first;
+  }
+  cv::CascadeClassifier & c = it->second;
   std::vector<cv::Rect> faces;
   c.detectMultiScale (gray, faces, scale, min_neighbors, 0, cv::Size (min_size, min_size),
       cv::Size (max_size, max_size));

@@ -4,7 +4,7 @@
 #include "harris_ref.h"
 #include "overlay_check.h"
 
-#include "../../cuda/flow/flow_draw.h"
+#include "../../core/draw/flow_draw.h"
 #include "../../cuda/flow/flow_math.h"
 #include "../../cuda/flow/flow_pyramid4.h"
 #include "../../cuda/flow/lk_window.h"

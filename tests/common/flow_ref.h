@@ -5,7 +5,7 @@
  * over a sequence of frames with GstHarness. */
 #pragma once
 
-#include "../../cuda/flow/flow_params.h"
+#include "../../core/flow/flow_params.h"
 
 #include <cstdint>
 

@@ -4,7 +4,7 @@
 #include "test_util.h"
 
 #include "../../cuda/harris/corner_cells.h"
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "../../cuda/harris/harris_math.h"
 
 #include "gstcvkeypointsmeta.h"

@@ -3,8 +3,8 @@
  * the chessboard ground truth of left01.jpg. */
 #pragma once
 
-#include "../../cuda/harris/corner_params.h"
-#include "../../cuda/harris/corner_select.h"
+#include "../../core/harris/corner_params.h"
+#include "../../core/harris/corner_select.h"
 
 #include "video_frames.h"
 

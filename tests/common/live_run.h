@@ -7,7 +7,7 @@
 
 #include "flow_ref.h"
 
-#include "../../cuda/flow/flow_params.h"
+#include "../../core/flow/flow_params.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>

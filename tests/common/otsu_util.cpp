@@ -55,7 +55,7 @@ otsu_through_frame (const std::string & element, GstBuffer * in, GstVideoFormat 
   }
   if (!out)
     return cv::Mat ();
-  GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
+  GstCvOtsuMeta *m = gst_buffer_get_cv_otsu_meta (out);
   *meta_threshold = m ? m->threshold : -1;
   cv::Mat mat = output_mat (out, out_caps);
   gst_buffer_unref (out);

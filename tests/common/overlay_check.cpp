@@ -76,6 +76,9 @@ overlay_matches (const std::vector<cv::Mat> & in, const std::vector<cv::Mat> & o
   }
   long wrong_painted = 0, wrong_other = 0;
   std::ostringstream first;
+  /* the bytes are visited in the map's order: one pass over both rather
+   * than a look-up per byte (a million of them on a portrait) */
+  auto next = want.begin ();
   for (size_t pl = 0; pl < in.size (); pl++) {
     const cv::Mat & i = in[pl], & o = out[pl];
     if (i.size () != o.size () || i.type () != o.type ())
@@ -84,7 +87,10 @@ overlay_matches (const std::vector<cv::Mat> & in, const std::vector<cv::Mat> & o
     for (int y = 0; y < i.rows; y++) {
       const uint8_t *ir = i.ptr<uint8_t> (y), *orow = o.ptr<uint8_t> (y);
       for (int x = 0; x < row_bytes; x++) {
-        const auto it = want.find ({ (int) pl, y, x });
+        const Sample here { (int) pl, y, x };
+        while (next != want.end () && next->first < here)
+          next++;
+        const auto it = next != want.end () && !(here < next->first) ? next : want.end ();
         const uint8_t expect = it != want.end () ? it->second : ir[x];
         if (orow[x] == expect)
           continue;

@@ -1,5 +1,5 @@
 /* cudavision tests — overlays drawn in colour (gst/gstcvoverlay.h,
- * cuda/common/canvas.h) checked sample by sample against an independent
+ * core/draw/canvas.h) checked sample by sample against an independent
  * statement of what a painted pixel is: on packed RGB the colour's R, G,
  * B bytes at the layout's offsets (the alpha byte of RGBA-like formats
  * gets the colour's alpha, a padding byte stays), on GRAY8 255, on NV12

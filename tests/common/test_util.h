@@ -7,7 +7,8 @@
 
 #include <opencv2/core.hpp>
 
-#include "gst_frames.h" /* load_rgb, buffer_to_mat */
+#include "../../frames/gst_frames.h" /* load_rgb, buffer_to_mat */
+#include "sanitizer_pass.h"
 
 #include <string>
 #include <vector>
@@ -16,6 +17,11 @@ namespace cvtest {
 
 /* Every image in tests/data (PNG and JPEG), sorted. */
 std::vector<std::string> test_images ();
+/* The photographs a long sweep runs over: test_images (), or under
+ * sanitizer_pass () four of them (paths sorted as there) that hold the
+ * sweep's cases: a drawn and a photographed chessboard (corners, ties,
+ * long edges), and two odd heights (coins 384x303, sudoku 558x563). */
+std::vector<std::string> sweep_images ();
 std::string data_path (const std::string & name);
 
 /* Random RGB frame of any size, seeded. */
@@ -58,12 +64,6 @@ cv::Mat to_rgba (const cv::Mat & rgb, uint64_t seed);
 cv::Mat random_mat (int w, int h, int type, uint64_t seed);
 /* "WxHxC" for messages. */
 std::string size_str (const cv::Mat & m);
-
-/* True under tools/gpu-check.sh's compute-sanitizer runs (it sets
- * CUDAVISION_SANITIZER_PASS=1): the few tests that sweep thousands of
- * launches then sweep fewer frames and parameters, still launching every
- * kernel instance they cover, so racecheck ends in minutes, not hours. */
-bool sanitizer_pass ();
 
 /* The launch-policy settings every GPU test runs: each must give the same
  * pixels (the empirical table path is a missing file: model fallback). */

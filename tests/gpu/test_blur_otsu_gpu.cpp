@@ -14,9 +14,9 @@
 #include "../../cuda/blur/blur.h"
 #include "../../cuda/common/cuda_raii.h"
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/policy/launch_policy.h"
+#include "../../core/policy/launch_policy.h"
 #include "../../cuda/otsu/otsu.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/tuning_table.h"
 #include "gstcvmemory.h"
 #include "gstcvotsumeta.h"
 
@@ -575,7 +575,7 @@ TEST (BlurGpu, Nv12DeviceChainEqualsCpuChain)
 
 /* cudaotsu on the GPU in block-sizing `mode`. */
 static std::string
-cuda_otsu (const char *mode)
+otsu_element (const char *mode)
 {
   return std::string ("cudaotsu backend=cuda ") + mode;
 }
@@ -585,7 +585,7 @@ TEST (OtsuGpu, BundledImagesEveryMode)
   for (const auto & path : test_images ()) {
     const cv::Mat g = to_gray (load_rgb (path));
     for (const char *mode : kBlockSizingModes)
-      check_otsu (cuda_otsu (mode), g, path);
+      check_otsu (otsu_element (mode), g, path);
   }
 }
 
@@ -599,11 +599,11 @@ TEST (OtsuGpu, SizesFrom1x1To4K)
     cv::GaussianBlur (in, smooth, cv::Size (0, 0), 5);
     const std::string what = std::to_string (s[0]) + "x" + std::to_string (s[1]);
     for (const char *mode : kBlockSizingModes)
-      check_otsu (cuda_otsu (mode), in, what);
-    check_otsu (cuda_otsu (kBlockSizingModes[0]), smooth, what + " smooth");
-    check_otsu (cuda_otsu (kBlockSizingModes[4]), smooth, what + " smooth");
+      check_otsu (otsu_element (mode), in, what);
+    check_otsu (otsu_element (kBlockSizingModes[0]), smooth, what + " smooth");
+    check_otsu (otsu_element (kBlockSizingModes[4]), smooth, what + " smooth");
   }
-  check_otsu (cuda_otsu (""), cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
+  check_otsu (otsu_element (""), cv::Mat (37, 23, CV_8UC1, cv::Scalar (128)), "constant");
 }
 
 /* sudoku (558x563: chroma rows round up) and coins (384x303) in every
@@ -617,16 +617,16 @@ TEST (OtsuGpu, Nv12AndI420LumaEveryMode)
     const std::string small_what = std::string (name) + " at 321x239";
     for (GstVideoFormat f : { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 }) {
       for (const char *mode : kBlockSizingModes)
-        check_otsu_yuv (cuda_otsu (mode), rgb, f, 0, name);
-      check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), small, f, 7, small_what);
-      check_otsu_yuv (cuda_otsu (kBlockSizingModes[5]), rgb, f, 0, name, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
-      check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), small, f, 1, small_what, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+        check_otsu_yuv (otsu_element (mode), rgb, f, 0, name);
+      check_otsu_yuv (otsu_element (kBlockSizingModes[0]), small, f, 7, small_what);
+      check_otsu_yuv (otsu_element (kBlockSizingModes[5]), rgb, f, 0, name, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
+      check_otsu_yuv (otsu_element (kBlockSizingModes[0]), small, f, 1, small_what, GST_CAPS_FEATURE_MEMORY_CUDAVISION);
     }
   }
   /* a 4K decoder frame */
   const cv::Mat big = fit_picture (load_rgb (data_path ("sudoku.png")), { 3840, 2160 });
-  check_otsu_yuv (cuda_otsu (kBlockSizingModes[0]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160");
-  check_otsu_yuv (cuda_otsu (kBlockSizingModes[6]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160",
+  check_otsu_yuv (otsu_element (kBlockSizingModes[0]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160");
+  check_otsu_yuv (otsu_element (kBlockSizingModes[6]), big, GST_VIDEO_FORMAT_NV12, 0, "sudoku.png at 3840x2160",
       GST_CAPS_FEATURE_MEMORY_CUDAVISION);
 }
 
@@ -649,7 +649,7 @@ TEST (OtsuGpu, ConsecutiveFramesAreIndependent)
       ASSERT_NE (out, nullptr);
       cv::Mat expected;
       const int t = opencv_otsu (frames[i], expected, false);
-      GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (out);
+      GstCvOtsuMeta *m = gst_buffer_get_cv_otsu_meta (out);
       ASSERT_NE (m, nullptr);
       EXPECT_EQ ((int) m->threshold, t) << "frame " << i << " round " << round;
       GstCaps *c = gst_caps_from_string (caps.c_str ());
@@ -680,7 +680,7 @@ TEST (OtsuGpu, MessagesAndDeviceOutput)
   GST_BUFFER_PTS (buf) = 2 * GST_SECOND;
   GstBuffer *o = gst_harness_push_and_pull (h, buf);
   ASSERT_NE (o, nullptr);
-  EXPECT_EQ (gst_buffer_get_cuda_otsu_meta (o), nullptr);
+  EXPECT_EQ (gst_buffer_get_cv_otsu_meta (o), nullptr);
   gst_buffer_unref (o);
   GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
   ASSERT_NE (m, nullptr);

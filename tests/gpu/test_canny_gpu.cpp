@@ -16,9 +16,10 @@
 #include "../common/video_frames.h"
 
 #include "../../cuda/canny/canny.h"
+#include "../../cuda/compose/canny_prepasses.h"
 #include "../../cuda/common/cuda_raii.h"
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/policy/launch_policy.h"
+#include "../../core/policy/launch_policy.h"
 #include "gstcvmemory.h"
 #include "gstcvotsumeta.h"
 
@@ -121,7 +122,8 @@ protected:
     const cudavision::ConstImage8 d = upload (cv::Mat (wide.size (), CV_8UC1, cv::Scalar (0x5a)), dbuf);
     const cudavision::ConstImage8 src { s.data + offset, s.pitch, in.cols, in.rows };
     const cudavision::Image8 dst { dbuf.as<uint8_t> () + offset, d.pitch, in.cols, in.rows };
-    const cudavision::CudaStatus st = cudavision::canny (src, dst, p, &scratch, pol, stream.get (), -1, v);
+    const cudavision::CudaStatus st = cudavision::canny (src, dst, p, &scratch, cudavision::canny_prepasses (), pol,
+        stream.get (), -1, v);
     EXPECT_TRUE (st.ok ()) << st.message ();
     EXPECT_EQ (cudaStreamSynchronize (stream.get ()), cudaSuccess);
     if (counts) {
@@ -393,7 +395,7 @@ TEST_F (CannyDevice, AutomaticThresholdsOnTheDevice)
   }
 }
 
-/* The element: its own Otsu, a GstCudaOtsuMeta on the input, and cudaotsu
+/* The element: its own Otsu, a GstCvOtsuMeta on the input, and cudaotsu
  * upstream on device frames. */
 TEST (CannyGpu, OtsuMetaAndChain)
 {
@@ -499,7 +501,7 @@ TEST (CannyGpu, Nv12OtsuChainOnDevice)
   const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
   const int own = opencv_otsu_threshold (y), other = other_threshold (own);
   GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
-  gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
+  gst_buffer_add_cv_otsu_meta (in, (guint8) other);
   EXPECT_EQ (compare (luma_through ("cudacanny backend=cuda auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12, rgb.cols,
                           rgb.rows),
                  opencv_canny (y, { 3, false, other / 2.0, (double) other })).differing, 0);

@@ -9,7 +9,7 @@
 #include "../common/harness.h"
 
 #include "../../cuda/face/facedetect.h"
-#include "../../cuda/face/haar_cascade.h"
+#include "../../core/face/haar_cascade.h"
 
 #include <gtest/gtest.h>
 

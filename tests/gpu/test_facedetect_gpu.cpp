@@ -12,15 +12,15 @@
  * out in nvcodec's memory:CUDAMemory.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/device_fixture.h"
-#include "../common/face_inputs.h"
+#include "../../frames/face_inputs.h"
 #include "../common/face_ref.h"
 #include "../common/harness.h"
 
 #include "../../cuda/face/face_grouping.h"
-#include "../../cuda/face/face_draw.h"
+#include "../../core/draw/face_draw.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/face/facedetect_kernels.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/tuning_table.h"
 #include "../../cpu/facedetect_cpu.h"
 #include "gstcvmemory.h"
 

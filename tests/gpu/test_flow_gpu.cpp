@@ -27,8 +27,8 @@
 
 #include "../../cpu/flow_cpu.h"
 #include "../../cuda/flow/flow.h"
-#include "../../cuda/flow/flow_draw.h"
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/flow_draw.h"
+#include "../../core/draw/corner_marker.h"
 #include "gstcvmemory.h"
 
 #include <gtest/gtest.h>
@@ -72,7 +72,7 @@ to_xy (const std::vector<cv::Point2f> & pts)
 class FlowDevice : public DeviceTest {
 protected:
   /* The pyramid of a GRAY8 (or, with a layout, RGBA-family) frame. */
-  void build (cudavision::FlowPyramid & pyr, const cudavision::CornerInput & in, const FlowParams & p,
+  void build (cudavision::FlowPyramid & pyr, const cudavision::LumaInput & in, const FlowParams & p,
       const cudavision::LaunchPolicy & pol)
   {
     const cudavision::CudaStatus s = pyr.build (in, p.window, p.max_level, pol, stream.get ());

@@ -3,8 +3,8 @@
  * Skips (exit 77) without a CUDA device. */
 #include "../common/harness.h"
 
-#include "../../cuda/policy/launch_policy.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/launch_policy.h"
+#include "../../core/policy/tuning_table.h"
 #include "../../cuda/common/device_info.h"
 #include "gstcvbufferpool.h"
 #include "gstcvmemory.h"

@@ -17,7 +17,7 @@
 #include "../common/overlay_check.h"
 
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "../../cuda/harris/harris.h"
 #include "gstcvmemory.h"
 
@@ -41,7 +41,7 @@ protected:
   cv::Mat download_float (cudavision::ImageF img) { return download (img, CV_32F); }
 
   /* corner_response on device buffers; `max_out` gets the reduced maximum. */
-  cv::Mat response (const cudavision::CornerInput & in, const CornerParams & p, const cudavision::LaunchPolicy & pol,
+  cv::Mat response (const cudavision::LumaInput & in, const CornerParams & p, const cudavision::LaunchPolicy & pol,
       float *max_out = nullptr)
   {
     cudavision::DeviceBuffer out, max;
@@ -61,7 +61,7 @@ protected:
     return download_float (dst);
   }
 
-  std::vector<Corner> detect (const cudavision::CornerInput & in, const CornerDetectParams & p,
+  std::vector<Corner> detect (const cudavision::LumaInput & in, const CornerDetectParams & p,
       const cudavision::LaunchPolicy & pol)
   {
     std::vector<Corner> c;
@@ -191,7 +191,7 @@ TEST_F (HarrisDevice, ResponseMatchesOpenCVEveryImageBlockAndAperture)
   for (const auto & path : test_images ()) {
     const cv::Mat g = load_gray (path);
     cudavision::DeviceBuffer buf;
-    const cudavision::CornerInput in { upload (g, buf), true };
+    const cudavision::LumaInput in { upload (g, buf), true };
     for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
       for (int block = 2; block <= 7; block++)
         for (int ap : { 3, 5, 7 }) {
@@ -229,7 +229,7 @@ TEST_F (HarrisDevice, KernelIsTheHostModelBitForBit)
   for (const cv::Mat & g : frames) {
     const std::string what = std::to_string (g.cols) + "x" + std::to_string (g.rows);
     cudavision::DeviceBuffer buf;
-    const cudavision::CornerInput in { upload (g, buf), true };
+    const cudavision::LumaInput in { upload (g, buf), true };
     for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi })
       for (int block : { 2, 3, 6, 7 })
         for (int ap : { 3, 5, 7 }) {
@@ -261,9 +261,9 @@ TEST_F (HarrisDevice, PackedColourSourceIsItsLuma)
   cv::cvtColor (rgb, rgba, cv::COLOR_RGB2RGBA);
   cv::cvtColor (rgb, bgra, cv::COLOR_RGB2BGRA);
   cudavision::DeviceBuffer bg, b1, b2;
-  const cudavision::CornerInput gin { upload (g, bg), true };
-  const cudavision::CornerInput rin { upload (rgba, b1), false, cudavision::PackedRgb::RGBA };
-  const cudavision::CornerInput bin { upload (bgra, b2), false, cudavision::PackedRgb::BGRx };
+  const cudavision::LumaInput gin { upload (g, bg), true };
+  const cudavision::LumaInput rin { upload (rgba, b1), false, cudavision::PackedRgb::RGBA };
+  const cudavision::LumaInput bin { upload (bgra, b2), false, cudavision::PackedRgb::BGRx };
   for (int ap : { 3, 7 }) {
     const CornerParams p = corner_params (CornerMethod::Harris, 3, ap);
     const cv::Mat ref = response (gin, p, pol);
@@ -278,7 +278,7 @@ TEST_F (HarrisDevice, DetectorFindsGoodFeaturesToTrack)
   for (const auto & path : test_images ()) {
     const cv::Mat g = load_gray (path);
     cudavision::DeviceBuffer buf;
-    const cudavision::CornerInput in { upload (g, buf), true };
+    const cudavision::LumaInput in { upload (g, buf), true };
     for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
       for (int max_corners : { 0, 100 }) {
         CornerDetectParams p;
@@ -303,7 +303,7 @@ TEST_F (HarrisDevice, Left01ChessboardFound)
   const auto truth = left01_chessboard (g);
   ASSERT_EQ (truth.size (), 54u);
   cudavision::DeviceBuffer buf;
-  const cudavision::CornerInput in { upload (g, buf), true };
+  const cudavision::LumaInput in { upload (g, buf), true };
   for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
     CornerDetectParams p;
     p.corner.method = m;
@@ -326,7 +326,7 @@ TEST_F (HarrisDevice, Sizes)
       cv::cvtColor (random_rgb (s[0], s[1], s[0] * 3 + s[1]), g, cv::COLOR_RGB2GRAY);
     }
     cudavision::DeviceBuffer buf;
-    const cudavision::CornerInput in { upload (g, buf), true };
+    const cudavision::LumaInput in { upload (g, buf), true };
     for (int block : { 2, 3, 7 })
       for (int ap : { 3, 5, 7 }) {
         const CornerParams p = corner_params (CornerMethod::Harris, block, ap);
@@ -356,7 +356,7 @@ TEST_F (HarrisDevice, EveryBlockSizingModeIdentical)
   for (const auto & name : { "text.png", "left01.jpg" }) {
     for (const cv::Mat & g : { load_gray (data_path (name)), resized_gray (name, 1920, 1080) }) {
       cudavision::DeviceBuffer buf;
-      const cudavision::CornerInput in { upload (g, buf), true };
+      const cudavision::LumaInput in { upload (g, buf), true };
       CornerDetectParams p;
       const cv::Mat ref_map = response (in, p.corner, pols[0]);
       const auto ref = detect (in, p, pols[0]);
@@ -382,8 +382,8 @@ TEST_F (HarrisDevice, KernelIsTheHostModelOnStripEdges)
     cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
     cv::cvtColor (rgb, rgba, cv::COLOR_RGB2RGBA);
     cudavision::DeviceBuffer b1, b2;
-    const cudavision::CornerInput gin { upload (g, b1), true };
-    const cudavision::CornerInput rin { upload (rgba, b2), false, cudavision::PackedRgb::RGBA };
+    const cudavision::LumaInput gin { upload (g, b1), true };
+    const cudavision::LumaInput rin { upload (rgba, b2), false, cudavision::PackedRgb::RGBA };
     for (int ap : { 3, 5, 7 })
       for (int block = 2; block <= 7; block++) {
         const CornerParams p = corner_params (block % 2 ? CornerMethod::Harris : CornerMethod::ShiTomasi, block, ap);
@@ -418,7 +418,7 @@ TEST_F (HarrisDevice, DetectorIsTheGreedyExactly)
                                               : std::vector<double> { 0.5, 1.0, 3.7, 10.0, 16.5, 40.0, 100.0 };
   for (const auto & [name, g] : frames) {
     cudavision::DeviceBuffer buf;
-    const cudavision::CornerInput in { upload (g, buf), true };
+    const cudavision::LumaInput in { upload (g, buf), true };
     for (CornerMethod m : { CornerMethod::Harris, CornerMethod::ShiTomasi }) {
       const cv::Mat model = model_response (g, corner_params (m, 3, 3));
       for (double d : distances)
@@ -481,7 +481,7 @@ TEST_F (HarrisDevice, LargeListsBothOrderPaths)
   cv::Mat g;
   cv::cvtColor (random_rgb (1920, 1080, 5), g, cv::COLOR_RGB2GRAY);
   cudavision::DeviceBuffer buf;
-  const cudavision::CornerInput in { upload (g, buf), true };
+  const cudavision::LumaInput in { upload (g, buf), true };
   const cv::Mat model = model_response (g, CornerParams ());
   for (auto order : { cudavision::CornerOrder::Auto, cudavision::CornerOrder::Tiles,
            cudavision::CornerOrder::RadixSort }) {

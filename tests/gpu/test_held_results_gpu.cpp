@@ -12,8 +12,8 @@
  * once the pipeline is gone finds them as a run that reads each at once.
  * Skips (exit 77) without a CUDA device. */
 #include "../common/edge_cases.h"
-#include "../common/face_inputs.h"
-#include "../common/gst_frames.h"
+#include "../../frames/face_inputs.h"
+#include "../../frames/gst_frames.h"
 #include "gstcvflowmeta.h"
 #include "gstcvkeypointsmeta.h"
 #include "gstcvmemory.h"

@@ -11,7 +11,7 @@
 #include "../common/tune_tool.h"
 
 #include "../../cuda/common/device_info.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include "../common/video_frames.h"
 
 #include "../../cpu/canny_cpu.h"
-#include "../../cuda/canny/canny_math.h"
+#include "../../core/canny/canny_math.h"
 #include "gstcvotsumeta.h"
 
 #include <gtest/gtest.h>
@@ -90,11 +90,13 @@ TEST (CannyCpu, PreBlurIsGaussianBlurThenCanny)
 /* ------------------------------------------------------------ model */
 
 /* What the GPU computes, on the host, is cv::Canny to the pixel: bundled
- * images, random frames (noise: edges everywhere), smooth frames, tiny
- * frames, every case. */
+ * images (under the sanitizers sweep_images' four), random frames (noise:
+ * edges everywhere), smooth frames, tiny frames, every case. */
 TEST (CannyCpu, GpuArithmeticModelIsExact)
 {
-  std::vector<cv::Mat> frames = bundled_gray ();
+  std::vector<cv::Mat> frames;
+  for (const auto & path : sweep_images ())
+    frames.push_back (to_gray (load_rgb (path)));
   const int sizes[][2] = { { 1, 1 }, { 2, 2 }, { 3, 3 }, { 1, 9 }, { 9, 1 }, { 4, 3 }, { 33, 31 }, { 97, 65 } };
   for (const auto & s : sizes) {
     const cv::Mat noise = random_mat (s[0], s[1], CV_8UC1, s[0] * 101 + s[1]);
@@ -178,7 +180,7 @@ TEST (CannyCpu, AutomaticThresholds)
                  through ("cudacanny backend=cpu auto-threshold=otsu", f)).differing, 0);
 }
 
-/* A GstCudaOtsuMeta on the input gives the threshold (otsu mode only); the
+/* A GstCvOtsuMeta on the input gives the threshold (otsu mode only); the
  * meta that cudaotsu attaches upstream gives the frame's own. */
 TEST (CannyCpu, OtsuMetaGivesTheThreshold)
 {
@@ -264,7 +266,7 @@ TEST (CannyCpu, Nv12IsReadAsItsLuma)
   EXPECT_GT (compare (out, opencv_canny (to_gray (rgb), c)).differing, 100);
 }
 
-/* A GstCudaOtsuMeta on an NV12 frame gives the threshold, as on GRAY8; and
+/* A GstCvOtsuMeta on an NV12 frame gives the threshold, as on GRAY8; and
  * in a decoding pipeline, cudaotsu on NV12 hands cudacanny GRAY8 and its
  * threshold. */
 TEST (CannyCpu, Nv12OtsuMetaAndChain)
@@ -273,7 +275,7 @@ TEST (CannyCpu, Nv12OtsuMetaAndChain)
   const cv::Mat y = expected_gray (rgb, GST_VIDEO_FORMAT_NV12);
   const int own = opencv_otsu_threshold (y), other = other_threshold (own);
   GstBuffer *in = rgb_to_buffer (rgb, GST_VIDEO_FORMAT_NV12);
-  gst_buffer_add_cuda_otsu_meta (in, (guint8) other);
+  gst_buffer_add_cv_otsu_meta (in, (guint8) other);
   const cv::Mat by_meta = luma_through ("cudacanny backend=cpu auto-threshold=otsu", in, GST_VIDEO_FORMAT_NV12,
       rgb.cols, rgb.rows);
   EXPECT_EQ (compare (by_meta, opencv_canny (y, { 3, false, other / 2.0, (double) other })).differing, 0);

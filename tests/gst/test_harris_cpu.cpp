@@ -9,7 +9,7 @@
 #include "../common/harris_ref.h"
 #include "../common/overlay_check.h"
 
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "gstcvkeypointsmeta.h"
 
 #include <gtest/gtest.h>

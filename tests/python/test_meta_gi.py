@@ -2,7 +2,8 @@
 """The keypoints and flow metas through GObject introspection: their count
 `n` bounds the array that get_points () / get_vectors () hand out, so the
 bindings read it (get_n ()) but cannot set it. A writable `n` let Python
-make get_points () read past the meta's array.
+make get_points () read past the meta's array. The Otsu meta is a plain
+scalar, checked here for its name and round trip.
 
 Run by tests/python/run-gi-test.sh with GI_TYPELIB_PATH and LD_LIBRARY_PATH
 on the build tree's GstCudaVision typelib and library."""
@@ -89,6 +90,17 @@ class FlowMeta(unittest.TestCase):
         self.assertEqual(self.meta.grid_step, 0)
         found = GstCudaVision.buffer_get_cv_flow_meta(self.buf)
         self.assertEqual(found.get_n(), 3)
+
+
+class OtsuMeta(unittest.TestCase):
+    def test_add_get(self):
+        buf = Gst.Buffer.new_allocate(None, 16, None)
+        self.assertIsNone(GstCudaVision.buffer_get_cv_otsu_meta(buf))
+        meta = GstCudaVision.buffer_add_cv_otsu_meta(buf, 137)
+        self.assertIsInstance(meta, GstCudaVision.CvOtsuMeta)
+        # a buffer carries at most one: adding again updates it
+        GstCudaVision.buffer_add_cv_otsu_meta(buf, 42)
+        self.assertEqual(GstCudaVision.buffer_get_cv_otsu_meta(buf).threshold, 42)
 
 
 if __name__ == "__main__":

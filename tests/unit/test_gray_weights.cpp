@@ -1,7 +1,7 @@
 /* The GPU kernel's fixed-point grey formula (cuda/gray_weights.h), checked
  * bit-exact against cv::cvtColor on the CPU: every (R,G,B) triple and the
  * bundled images. The GPU tests then only need to prove the kernel applies it. */
-#include "../../cuda/gray/gray_weights.h"
+#include "../../core/gray_weights.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/core.hpp>

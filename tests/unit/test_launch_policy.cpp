@@ -9,9 +9,9 @@
  * reproduce a number printed in the paper. The expectations are derived by
  * hand from the equations as docs/BLOCK-SIZING.md states them, with the
  * arithmetic in the comments, on the paper's GPU and image sizes. */
-#include "../../cuda/policy/auto_tuner.h"
-#include "../../cuda/policy/launch_policy.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/auto_tuner.h"
+#include "../../core/policy/launch_policy.h"
+#include "../../core/policy/tuning_table.h"
 
 #include <gtest/gtest.h>
 

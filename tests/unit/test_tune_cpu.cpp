@@ -14,7 +14,7 @@
 #include "../../cuda/canny/canny.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/flow/flow.h"
-#include "../../cuda/gray/gray.h"
+#include "../../cuda/common/luma.h"
 #include "../../cuda/harris/harris.h"
 #include "../../cuda/otsu/otsu.h"
 
@@ -600,22 +600,17 @@ declared_kernels ()
   for (auto [ksize, sigma] : { std::pair<int, double> { 5, 1.1 }, { 11, 1.5 } }) {
     const int radius = make_blur_taps (ksize, ksize, sigma, sigma).radius_x ();
     for (int channels : { 1, 4 })
-      for (BlurKernel b : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns })
-        k.push_back (&blur_traits (b, channels, radius));
+      k.insert (k.end (), { &blur_fused_traits (channels, radius), &blur_rows_traits (channels, radius),
+                              &blur_columns_traits (channels, radius) });
     if (radius <= 4) /* GRAY8, radius classes up to 4 (blur_direct.h) */
-      k.push_back (&blur_traits (BlurKernel::Direct, 1, radius));
+      k.push_back (&blur_direct_traits (radius));
   }
   k.insert (k.end (), { &otsu_histogram_traits (), &otsu_binarize_traits () });
   k.insert (k.end (),
-      { &corner_response_traits (), &corner_candidates_traits (), &corner_normalize_traits (), &corner_draw_traits () });
-  /* every CannyKernel value: canny_traits answers a value past the last
-   * with the tile's traits */
-  for (int i = 0; i < 64; i++) {
-    const KernelTraits & t = canny_traits ((CannyKernel) i);
-    if (i > 0 && &t == &canny_traits (CannyKernel::Tile))
-      break;
-    k.push_back (&t);
-  }
+      { &harris_response_traits (), &harris_candidates_traits (), &harris_normalize_traits (), &harris_draw_traits () });
+  k.insert (k.end (),
+      { &canny_tile_traits (), &canny_merge_traits (), &canny_weak_traits (), &canny_histogram_traits (),
+          &canny_median_traits () });
   k.insert (k.end (), { &flow_input_traits (), &flow_pyrdown_traits (), &flow_scharr_traits (), &flow_lk_traits (), &flow_color_traits (),
                           &flow_draw_traits () });
   k.insert (k.end (), { &facedetect_tiles_traits (), &facedetect_carries_traits (), &facedetect_integral_traits (),
@@ -659,7 +654,7 @@ TEST (TuneRegistry, EveryKernelTheLaunchersDeclareIsRegistered)
   for (const auto & [name, t] : reg)
     EXPECT_EQ (names.count (name), 1u) << name << " is registered, but declared_kernels () does not know it";
   for (const char *n : { "canny.tile", "canny.merge", "canny.weak", "canny.histogram", "canny.median" })
-    EXPECT_EQ (names.count (n), 1u) << n << ": the CannyKernel enumeration missed it";
+    EXPECT_EQ (names.count (n), 1u) << n << ": missing from declared_kernels ()";
   EXPECT_EQ (declared.size (), 2u + 13u + 2u + 4u + 5u + 6u + 9u);
 
   /* The fixed shapes (shared-memory tiles, one warp, the direct blur's

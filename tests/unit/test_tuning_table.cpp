@@ -1,9 +1,9 @@
 /* Unit tests of the tuning table: the file format, its errors, saving
  * and resuming a table on disk, and the bounded reader under it
- * (cuda/common/file_read.h): paths that are not regular files, oversized
+ * (core/file_read.h): paths that are not regular files, oversized
  * files and lines. */
-#include "../../cuda/common/file_read.h"
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/file_read.h"
+#include "../../core/policy/tuning_table.h"
 #include "../common/hostile_paths.h"
 #include "../common/temp_file.h"
 

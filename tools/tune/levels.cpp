@@ -1,7 +1,7 @@
 /* cudavision-tune — pyramid level sizes (levels.h). */
 #include "levels.h"
 
-#include "../../cuda/flow/flow_params.h"
+#include "../../core/flow/flow_params.h"
 
 #include <algorithm>
 

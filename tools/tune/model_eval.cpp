@@ -14,14 +14,16 @@
  * oracle of one run scores on the other (cvtune::cross_ratio). A model
  * within that of the best is as good as the measurements can tell.
  *
- *   cudavision-model-eval docs/measurements/tune-h100-2026-11-22/samples.csv [--sizes] [--cross OTHER.csv]
+ *   cudavision-model-eval DIR/samples.csv [--sizes] [--cross OTHER.csv]
+ *
+ * DIR is a `cudavision-tune --report DIR` run (docs/BLOCK-SIZING.md).
  */
 #include "samples.h"
 
 #include "../../cuda/blur/blur.h"
-#include "../../cuda/common/file_read.h"
+#include "../../core/file_read.h"
 #include "../../cuda/face/facedetect.h"
-#include "../../cuda/gray/gray.h"
+#include "../../cuda/common/luma.h"
 #include "../../cuda/harris/harris.h"
 #include "../../cuda/otsu/otsu.h"
 
@@ -64,7 +66,7 @@ const Regs kRegs[] = {
   { "blur.fused.c4.r2", 48 }, { "blur.rows.c4.r2", 32 }, { "blur.cols.c4.r2", 48 },
   { "blur.fused.c4.r5", 40 }, { "blur.rows.c4.r5", 40 }, { "blur.cols.c4.r5", 48 },
   /* cuda/face/: face_integral.cu, face_cascade.cu (the stump instances of
-   * the default cascade; deep with 32 lanes), face_group.cu */
+   * the default cascade; deep with 32 lanes), face_grouping.cu */
   { "facedetect.tiles", 116 }, { "facedetect.carries", 80 }, { "facedetect.integral", 56 },
   { "facedetect.cascade", 32 }, { "facedetect.stages", 40 }, { "facedetect.deep", 48 }, { "facedetect.group", 32 },
 };
@@ -89,9 +91,9 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
   else if (name == "otsu.binarize")
     *traits = &otsu_binarize_traits ();
   else if (name == "harris.candidates")
-    *traits = &corner_candidates_traits ();
+    *traits = &harris_candidates_traits ();
   else if (name == "harris.normalize")
-    *traits = &corner_normalize_traits ();
+    *traits = &harris_normalize_traits ();
   else if (name.rfind ("facedetect.", 0) == 0) {
     const std::pair<const char *, const KernelTraits &> face[] = { { "facedetect.tiles", facedetect_tiles_traits () },
       { "facedetect.carries", facedetect_carries_traits () }, { "facedetect.integral", facedetect_integral_traits () },
@@ -114,7 +116,10 @@ kernel_inputs (const std::string & name, const KernelTraits ** traits, KernelRes
         : !std::strcmp (kind, "rows")                 ? BlurKernel::Rows
         : !std::strcmp (kind, "direct")               ? BlurKernel::Direct
                                                       : BlurKernel::Columns;
-    *traits = &blur_traits (k, c, radius);
+    *traits = k == BlurKernel::Fused ? &blur_fused_traits (c, radius)
+        : k == BlurKernel::Rows      ? &blur_rows_traits (c, radius)
+        : k == BlurKernel::Direct    ? &blur_direct_traits (radius)
+                                     : &blur_columns_traits (c, radius);
     /* What blur's configure() declares (blur_kernels.cu). */
     res->dynamic_smem_per_thread = blur_smem_per_thread (k, c, radius);
   }

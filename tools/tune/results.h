@@ -4,7 +4,7 @@
 
 #include "search_space.h"
 
-#include "../../cuda/policy/tuning_table.h"
+#include "../../core/policy/tuning_table.h"
 
 #include <map>
 #include <functional>

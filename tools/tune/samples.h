@@ -4,7 +4,7 @@
  * this. Pure C++ (unit-tested without a GPU). */
 #pragma once
 
-#include "../../cuda/policy/launch_policy.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <istream>
 #include <map>

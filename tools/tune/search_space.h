@@ -2,7 +2,7 @@
  * the kernels a run selects. Pure C++ (unit-tested without a GPU). */
 #pragma once
 
-#include "../../cuda/policy/launch_policy.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <string>
 #include <vector>

@@ -18,8 +18,8 @@
 
 #include "../../cuda/common/cuda_check.h"
 #include "../../cuda/common/cuda_raii.h"
-#include "../../cuda/common/image.h"
-#include "../../cuda/policy/launch_policy.h"
+#include "../../core/image.h"
+#include "../../core/policy/launch_policy.h"
 
 #include <functional>
 #include <map>
@@ -113,7 +113,8 @@ struct Tunable {
    * holds on `dev`. Among the shapes within kHeadroomTies of the fastest,
    * which the tuner's content cannot tell apart, the table then keeps the
    * one that holds the most, so that a camera's longer list still takes
-   * one pass (docs/BLOCK-SIZING.md, Table 2 at 640x480). */
+   * one pass (docs/BLOCK-SIZING.md, "What the face detector taught the
+   * tuner"). */
   std::function<double (cudavision::BlockShape, const cudavision::DeviceDescription &)> headroom;
   /* Why the kernel cannot be measured on this machine (a data file it
    * needs is missing), or empty. The runner skips it with that note and

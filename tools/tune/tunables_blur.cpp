@@ -8,6 +8,8 @@
 #include "../../cuda/blur/blur.h"
 #include "../../cuda/blur/blur_direct.h" /* kBlurDirectMaxRadius */
 
+#include <utility>
+
 using namespace cudavision;
 
 namespace cvtune {
@@ -40,13 +42,18 @@ struct Registrations {
       const BlurTaps taps = make_blur_taps (st.ksize, st.ksize, st.sigma, st.sigma);
       const int radius = taps.radius_x ();
       for (int channels : { 1, 4 }) {
-        for (BlurKernel k : { BlurKernel::Fused, BlurKernel::Rows, BlurKernel::Columns, BlurKernel::Direct }) {
-          if (k == BlurKernel::Direct && (channels != 1 || radius > kBlurDirectMaxRadius))
+        const std::pair<const KernelTraits *, BlurVariant> kernels[] = {
+          { &blur_fused_traits (channels, radius), BlurVariant::Fused },
+          { &blur_rows_traits (channels, radius), BlurVariant::TwoPass },
+          { &blur_columns_traits (channels, radius), BlurVariant::TwoPass },
+          { channels == 1 && radius <= kBlurDirectMaxRadius ? &blur_direct_traits (radius) : nullptr,
+              BlurVariant::Direct },
+        };
+        for (const auto & kernel : kernels) {
+          if (!kernel.first)
             continue;
-          const KernelTraits & t = blur_traits (k, channels, radius);
-          const BlurVariant v = k == BlurKernel::Fused ? BlurVariant::Fused
-              : k == BlurKernel::Direct               ? BlurVariant::Direct
-                                                      : BlurVariant::TwoPass;
+          const KernelTraits & t = *kernel.first;
+          const BlurVariant v = kernel.second;
           Tunable tu;
           tu.name = t.name;
           tu.traits = &t;

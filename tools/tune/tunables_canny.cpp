@@ -11,6 +11,7 @@
 #include "tunable.h"
 
 #include "../../cuda/canny/canny.h"
+#include "../../cuda/compose/canny_prepasses.h"
 
 using namespace cudavision;
 
@@ -32,20 +33,20 @@ detect (CannyAuto mode, const LaunchPolicy & policy, cudaStream_t stream, int w,
 {
   CannyParams p;
   p.auto_threshold = mode;
-  return canny (in.src8 (w, h, 1), in.dst8 (w, h, 1), p, &scratch (in), policy, stream);
+  return canny (in.src8 (w, h, 1), in.dst8 (w, h, 1), p, &scratch (in), canny_prepasses (), policy, stream);
 }
 
 struct Kernel {
-  CannyKernel kernel;
+  const KernelTraits & (*traits) ();
   CannyAuto mode;
   const char *note;
 };
 const Kernel kKernels[] = {
-  { CannyKernel::Tile, CannyAuto::Off, "" },
-  { CannyKernel::Merge, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
-  { CannyKernel::Weak, CannyAuto::Off, "" },
-  { CannyKernel::Histogram, CannyAuto::Median, "auto-threshold=median" },
-  { CannyKernel::Median, CannyAuto::Median, "auto-threshold=median" },
+  { canny_tile_traits, CannyAuto::Off, "" },
+  { canny_merge_traits, CannyAuto::Off, "random frames: nearly every pixel an edge candidate" },
+  { canny_weak_traits, CannyAuto::Off, "" },
+  { canny_histogram_traits, CannyAuto::Median, "auto-threshold=median" },
+  { canny_median_traits, CannyAuto::Median, "auto-threshold=median" },
 };
 
 struct Registrations {
@@ -53,7 +54,7 @@ struct Registrations {
   Registrations ()
   {
     for (const Kernel & k : kKernels) {
-      const KernelTraits & t = canny_traits (k.kernel);
+      const KernelTraits & t = k.traits ();
       const CannyAuto mode = k.mode;
       Tunable tu;
       tu.name = t.name;

@@ -4,20 +4,20 @@
  * Every face kernel launch covers all the levels of a batch (in practice
  * the whole pyramid) and asks the policy with the frame's size, so each is
  * measured on whole detections of a frame of the run's sizes: a synthetic
- * photograph (dead_leaves.h), since 2026-11-27. Until then uniform noise,
- * where far more windows survive the first stages than on any photograph,
- * so the rounds' and the deep kernel's shapes were tuned for a workload
- * cameras do not give (docs/BLOCK-SIZING.md, Table 2's 512x512 row).
+ * photograph (dead_leaves.h), not uniform noise, where far more windows
+ * survive the first stages than on any photograph, so the rounds' and the
+ * deep kernel's shapes would be tuned for a workload cameras do not give
+ * (docs/BLOCK-SIZING.md, "What the face detector taught the tuner").
  * detect () reads its list back and waits before it returns, so the last
  * kernel's segment (facedetect.group) includes that copy and the wake-up,
  * the same for every shape.
  *
  * Without the cascade file these six are listed and skipped with a note
  * (Tunable::unavailable). facedetect.draw needs no cascade. */
-#include "dead_leaves.h"
+#include "../../frames/dead_leaves.h"
 #include "tunable.h"
 
-#include "../../cuda/face/face_draw.h"
+#include "../../core/draw/face_draw.h"
 #include "../../cuda/face/facedetect.h"
 
 #include <algorithm>
@@ -132,11 +132,11 @@ struct Registrations {
       /* The rounds read the list the first kernel appended, the deep kernel
        * the rounds' list, in an order their blocks set: timed with those
        * at their tuned shapes. Measured on an H100 (docs/BLOCK-SIZING.md,
-       * 2026-11-27): timed next to the first kernel's static 256 threads,
-       * the rounds' pick at 640x480 was 928 threads, and the table's whole
-       * frame there 7.6% slower than 256 threads for every kernel (next to
-       * the first kernel's tuned 128); timed together, 544 threads and
-       * 0.6% faster. */
+       * "What the face detector taught the tuner"): timed next to the
+       * first kernel's static 256 threads, the rounds' pick at 640x480 was
+       * 928 threads, and the table's whole frame there 7.6% slower than 256
+       * threads for every kernel (next to the first kernel's tuned 128);
+       * timed together, 544 threads and 0.6% faster. */
       if (t == &facedetect_stages_traits ()) {
         tu.tuned_with = { facedetect_cascade_traits ().name };
         /* the windows a pass takes: on the synthetic photograph every

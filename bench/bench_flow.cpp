@@ -41,7 +41,6 @@
 #include "../cuda/harris/harris.h"
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -61,32 +60,6 @@ struct Pair {
   cv::Mat prev, next; /* GRAY8, any size; fitted per run */
 };
 
-/* Cropped to the aspect ratio of `s` around the centre, then scaled. */
-cv::Mat
-fit (const cv::Mat & g, cv::Size s)
-{
-  if (g.size () == s)
-    return g.clone ();
-  cv::Rect r (0, 0, g.cols, g.rows);
-  if ((double) g.cols / g.rows > (double) s.width / s.height) {
-    r.width = (int) std::lround ((double) g.rows * s.width / s.height);
-    r.x = (g.cols - r.width) / 2;
-  } else {
-    r.height = (int) std::lround ((double) g.cols * s.height / s.width);
-    r.y = (g.rows - r.height) / 2;
-  }
-  cv::Mat out;
-  cv::resize (g (r), out, s, 0, 0, s.width > r.width ? cv::INTER_LINEAR : cv::INTER_AREA);
-  return out;
-}
-
-cv::Mat
-gray (const cv::Mat & rgb)
-{
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
-}
 
 cv::Mat
 pattern (cv::Size s, double dx, double dy)
@@ -129,7 +102,7 @@ void
 bench_pair (cudaStream_t stream, const cudavision::DeviceDescription & dev, const Pair & pair, cv::Size s,
     int iters)
 {
-  const DeviceFrame a (fit (pair.prev, s)), b (fit (pair.next, s));
+  const DeviceFrame a (cvtest::fit_picture (pair.prev, s)), b (cvtest::fit_picture (pair.next, s));
   const cudavision::FlowParams p;
   cudavision::LaunchPolicy init (dev, BlockSizing::Static);
 
@@ -200,7 +173,7 @@ bench_pair (cudaStream_t stream, const cudavision::DeviceDescription & dev, cons
 void
 bench_blur (cudaStream_t stream, const cudavision::DeviceDescription & dev, const Pair & pair, cv::Size s, int iters)
 {
-  const cv::Mat g = fit (pair.prev, s);
+  const cv::Mat g = cvtest::fit_picture (pair.prev, s);
   const size_t pitch = cudavision::aligned_pitch ((size_t) s.width), bytes = pitch * s.height;
   const int count = rotation_count (2 * bytes);
   std::vector<cudavision::DeviceBuffer> in (count), out (count);
@@ -297,8 +270,8 @@ main (int argc, char **argv)
 
   std::vector<Pair> frames;
   frames.push_back ({ "synthetic", cv::Mat (), cv::Mat () }); /* made per size */
-  frames.push_back ({ "basketball", gray (cvtest::load_rgb (data + "/basketball1.png")),
-      gray (cvtest::load_rgb (data + "/basketball2.png")) });
+  frames.push_back ({ "basketball", cvtest::to_gray (cvtest::load_rgb (data + "/basketball1.png")),
+      cvtest::to_gray (cvtest::load_rgb (data + "/basketball2.png")) });
   Pair video;
   if (realshort (data, &video))
     frames.push_back (video);
@@ -306,8 +279,8 @@ main (int argc, char **argv)
     std::printf ("realshort.mp4: no H.264 decoder here, skipped\n");
   for (const std::string & spec : pairs) {
     const size_t eq = spec.find ('='), comma = spec.find (',', eq);
-    frames.push_back ({ spec.substr (0, eq), gray (cvtest::load_rgb (spec.substr (eq + 1, comma - eq - 1))),
-        gray (cvtest::load_rgb (spec.substr (comma + 1))) });
+    frames.push_back ({ spec.substr (0, eq), cvtest::to_gray (cvtest::load_rgb (spec.substr (eq + 1, comma - eq - 1))),
+        cvtest::to_gray (cvtest::load_rgb (spec.substr (comma + 1))) });
   }
 
   std::printf ("%-14s %-11s %-11s %-7s %10s %10s %10s\n", "work", "frames", "size", "mode", "median_us", "p10_us",

@@ -207,24 +207,14 @@ cells_frame (Size s, size_t pitch)
   return b;
 }
 
-/* A bundled picture decoded by GStreamer (frames/gst_frames.h),
- * cropped to the aspect of `s` around its centre and scaled, as GRAY8 in
- * a device buffer of row pitch `pitch`. */
+/* A bundled picture decoded by GStreamer, fitted to `s` as the Canny rows'
+ * photographs (cvtest::fit_picture), as GRAY8 in a device buffer of row
+ * pitch `pitch`. */
 static cudavision::DeviceBuffer
 picture_frame (const char *name, Size s, size_t pitch)
 {
-  const cv::Mat rgb = cvtest::load_rgb (std::string (CUDAVISION_TEST_DATA) + "/" + name);
-  cv::Rect r (0, 0, rgb.cols, rgb.rows);
-  if ((double) rgb.cols / rgb.rows > (double) s.w / s.h) {
-    r.width = (int) std::lround ((double) rgb.rows * s.w / s.h);
-    r.x = (rgb.cols - r.width) / 2;
-  } else {
-    r.height = (int) std::lround ((double) rgb.cols * s.h / s.w);
-    r.y = (rgb.rows - r.height) / 2;
-  }
-  cv::Mat fitted, gray;
-  cv::resize (rgb (r), fitted, cv::Size (s.w, s.h), 0, 0, cv::INTER_LINEAR);
-  cv::cvtColor (fitted, gray, cv::COLOR_RGB2GRAY);
+  const cv::Mat gray = cvtest::to_gray (
+      cvtest::fit_picture (cvtest::load_rgb (std::string (CUDAVISION_TEST_DATA) + "/" + name), cv::Size (s.w, s.h)));
   cudavision::DeviceBuffer b;
   check (b.allocate (pitch * s.h).err, "alloc");
   check (cudaMemcpy2D (b.get (), pitch, gray.data, gray.step, s.w, s.h, cudaMemcpyHostToDevice), "upload");

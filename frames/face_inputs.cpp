@@ -24,14 +24,6 @@ data (const std::string & name)
   return std::string (CUDAVISION_TEST_DATA) + "/" + name;
 }
 
-cv::Mat
-gray_of (const cv::Mat & rgb)
-{
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
-}
-
 /* The 100 cells of face_tiles.png without a face (face_tiles.csv lists the
  * face boxes; 72-pixel cells, 20 x 10), as a 10 x 10 mosaic. */
 cv::Mat
@@ -61,8 +53,8 @@ nonface_mosaic (const cv::Mat & tiles)
 cv::Mat
 portraits ()
 {
-  const cv::Mat a = gray_of (cvtest::load_rgb (data ("astronaut.png")));
-  const cv::Mat g = gray_of (cvtest::load_rgb (data ("grace_hopper.jpg")));
+  const cv::Mat a = to_gray (cvtest::load_rgb (data ("astronaut.png")));
+  const cv::Mat g = to_gray (cvtest::load_rgb (data ("grace_hopper.jpg")));
   const int h = std::max (a.rows, g.rows);
   cv::Mat as, gs;
   cv::resize (a, as, cv::Size (a.cols * h / a.rows, h));
@@ -78,14 +70,14 @@ cv::Mat
 face_input_source (const std::string & name)
 {
   if (name == "mosaic")
-    return gray_of (cvtest::load_rgb (data ("faces/face_tiles.png")));
+    return to_gray (cvtest::load_rgb (data ("faces/face_tiles.png")));
   if (name == "nonface")
-    return nonface_mosaic (gray_of (cvtest::load_rgb (data ("faces/face_tiles.png"))));
+    return nonface_mosaic (to_gray (cvtest::load_rgb (data ("faces/face_tiles.png"))));
   if (name == "portraits")
     return portraits ();
   if (name == "noise")
     return cv::Mat ();
-  return gray_of (cvtest::load_rgb (data (name)));
+  return to_gray (cvtest::load_rgb (data (name)));
 }
 
 cv::Mat

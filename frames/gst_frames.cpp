@@ -44,6 +44,14 @@ fit_picture (const cv::Mat & img, cv::Size s, double cy)
 }
 
 cv::Mat
+to_gray (const cv::Mat & rgb)
+{
+  cv::Mat g;
+  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
+  return g;
+}
+
+cv::Mat
 buffer_to_mat (GstBuffer * buf, GstCaps * caps)
 {
   GstVideoInfo info;

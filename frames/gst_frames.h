@@ -23,6 +23,9 @@ cv::Mat load_rgb (const std::string & path);
  * INTER_LINEAR when it grows. The benchmarks' real frames. */
 cv::Mat fit_picture (const cv::Mat & img, cv::Size s, double cy = 0.5);
 
+/* GRAY8 of an RGB image (cv::cvtColor). */
+cv::Mat to_gray (const cv::Mat & rgb);
+
 /* Maps (host) and copies plane 0 of a buffer of `caps` into a Mat. */
 cv::Mat buffer_to_mat (GstBuffer * buf, GstCaps * caps);
 

@@ -125,11 +125,8 @@ rgb_to_buffer (const cv::Mat & rgb, GstVideoFormat format)
       cv::merge (std::vector<cv::Mat> { u, v }, uv);
       return planes_to_buffer (info, { y, uv });
     }
-    case GST_VIDEO_FORMAT_GRAY8: {
-      cv::Mat g;
-      cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-      return planes_to_buffer (info, { g });
-    }
+    case GST_VIDEO_FORMAT_GRAY8:
+      return planes_to_buffer (info, { to_gray (rgb) });
     default:
       throw std::runtime_error ("rgb_to_buffer: unsupported format");
   }
@@ -169,9 +166,7 @@ expected_gray (const cv::Mat & rgb, GstVideoFormat format)
     rgb_to_i420_planes (rgb, y, u, v);
     return y;
   }
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
+  return to_gray (rgb);
 }
 
 GstBuffer *
@@ -201,14 +196,6 @@ const char *const kBlockSizingModes[7] = {
   "block-sizing=model",
   "block-sizing=auto",
 };
-
-cv::Mat
-to_gray (const cv::Mat & rgb)
-{
-  cv::Mat g;
-  cv::cvtColor (rgb, g, cv::COLOR_RGB2GRAY);
-  return g;
-}
 
 cv::Mat
 to_rgba (const cv::Mat & rgb, uint64_t seed)

@@ -7,7 +7,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "../../frames/gst_frames.h" /* load_rgb, buffer_to_mat */
+#include "../../frames/gst_frames.h" /* load_rgb, buffer_to_mat, to_gray */
 #include "sanitizer_pass.h"
 
 #include <string>
@@ -56,8 +56,6 @@ std::string with_backend (const std::string & description, const char *backend);
 /* Whether GStreamer has the element `name` (nvcodec's are optional). */
 bool have_element (const char *name);
 
-/* GRAY8 of an RGB image (cv::cvtColor). */
-cv::Mat to_gray (const cv::Mat & rgb);
 /* RGBA of an RGB image with seeded noise in A, which elements must ignore. */
 cv::Mat to_rgba (const cv::Mat & rgb, uint64_t seed);
 /* Seeded uniform random Mat of any type. */

@@ -786,9 +786,8 @@ check_start_stop_cycles (const std::string & backend, int cycles, int w, int h, 
   std::printf (" MiB\n");
   /* Growth is judged from the first quarter on: the first cycles grow the
    * process once (the CUDA modules the first cycle did not touch load
-   * lazily, caches fill; on an H100: 259 -> 351 MiB resident by the first
-   * quarter, then 351.4 MiB at every quarter), a leak grows
-   * it every cycle. */
+   * lazily, caches fill; docs/RELIABILITY.md "The GPU suite, soak and
+   * streams"), a leak grows it every cycle. */
   const Memory base = trail.empty () ? m0 : trail.front ();
 #if defined(__SANITIZE_ADDRESS__)
   /* ASan holds freed memory in quarantine (the resident set grows) and

@@ -253,10 +253,10 @@ run_tuning (const TuneOptions & opt, const DeviceDescription & dev, cudaStream_t
       /* The shapes take turns: every shape's launch i before any shape's
        * launch i + 1, so that a slow stretch of the GPU or the host (a
        * clock change, another process) falls on all shapes alike instead
-       * of on the few timed during it (seen on an H100: three neighbouring
-       * shapes of facedetect.integral at 31 us, the rest at 12). Each turn is queued behind a LaunchGate, so that the launches
-       * run back to back and the events time the kernels, not the host's
-       * launch rate. */
+       * of on the few timed during it (docs/BLOCK-SIZING.md "What is
+       * measured"). Each turn is queued behind a LaunchGate, so that the
+       * launches run back to back and the events time the kernels, not the
+       * host's launch rate. */
       const int warmup = t->max_warmup > 0 ? std::min (opt.warmup, t->max_warmup) : opt.warmup;
       const int iters = t->max_iters > 0 ? std::min (opt.iters, t->max_iters) : opt.iters;
       struct Turns {

@@ -15,9 +15,12 @@
  *     the thresholds from it, on the device.
  *  1. canny.tile: Sobel, magnitudes, non-maximum suppression and the double
  *     threshold of a tile, as a candidate word and a strong word per row.
- *     Sobel 3x3 without a fused pre-blur (the common case): a warp per
- *     tile, lane = column, sliding down the rows with everything in
- *     registers. Apertures 5 and 7 and the fused pre-blur (blur.h's fixed
+ *     Sobel 3x3 without a fused pre-blur (the common case): lane =
+ *     column, sliding down the rows with everything in registers; a warp
+ *     per tile on large frames, and on frames of few tiles (camera sizes)
+ *     a block of four warps per tile, each a band of 8 rows, so that the
+ *     chain of dependent steps that sets the kernel's time is a band's
+ *     12 rows rather than the tile's 36. Apertures 5 and 7 and the fused pre-blur (blur.h's fixed
  *     point, reflect-101, then the replicated border the Sobel of
  *     cv::Canny uses): a block per tile, staged in shared memory. Then one
  *     warp does the tile's hysteresis on the words: E = the candidates
@@ -28,9 +31,10 @@
  *     The other W pixels are final: 0. Every tile
  *     writes a record of its border lines (W, E, components). The frame is
  *     read once and written once.
- *  2. canny.merge: the border lines of every tile (64 items a tile,
- *     kMergeThreadsPerTile threads, each a segment; the threads of a tile
- *     with nothing open end at their first loads): a W pixel unites its component with the open
+ *  2. canny.merge: the border lines of every tile (64 items a tile, a
+ *     thread each: the right and bottom lines' pixels, the two lower
+ *     corners; the threads of a tile with nothing open end at their first
+ *     loads): a W pixel unites its component with the open
  *     components next to it across the border, or with node 0 (strong)
  *     where it touches E (lock-free union-find: atomicMin on the parents,
  *     Playne & Hawick, path halving by compare-and-swap).

@@ -7,15 +7,12 @@
 namespace cudavision {
 namespace canny_detail {
 
-/* canny.merge's work items per tile, as its launch asks the policy for
- * them (the tuning tables' key): the right line's rows, the bottom line's
- * columns, the two lower corners. A thread takes kMergeItemsPerThread of
- * them: kMergeThreadsPerTile threads a tile, each over a segment of a
- * border line. */
+/* canny.merge's work items per tile, a thread each (merge_item): the
+ * right line's rows, the bottom line's columns, the two lower corners.
+ * One pixel a thread keeps each thread's chain of unions short: the
+ * kernel's time is its longest chain, not its total work. */
 constexpr int kMergeItems = kTileH + kTileW + 2;
-static_assert (kMergeItems == 64, "merge items");
-constexpr int kMergeItemsPerThread = kMergeItems / kMergeThreadsPerTile;
-static_assert (kMergeThreadsPerTile * kMergePixelsPerThread == 4 * kTileH, "merge segments cover the lines");
+static_assert (kMergeItems == 64, "merge items: two warps a tile");
 
 /* ------------------------------------------------------------ steps 2-3 */
 
@@ -34,19 +31,15 @@ thread_count ()
 
 /* All 8-adjacencies across tile borders that involve a W pixel (only open
  * tiles have W on a border with a tile beyond), each pair of tiles merged
- * from one side (merge_segment): kMergeThreadsPerTile threads a tile, 4
- * consecutive ones per border line (their loads of the lines are one
- * address); the threads of a line without W end at their first loads.
- * Reads the records; unites the open components' nodes, and with node 0
- * next to E. Any block shape. */
+ * once (merge_item): kMergeItems threads a tile, the pixels without W on
+ * either side end at their first loads. Reads the records; unites the
+ * open components' nodes, and with node 0 next to E. Any block shape. */
 __global__ void
 canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y, int *parent)
 {
-  const long work = (long) tiles_x * tiles_y * kMergeThreadsPerTile;
-  for (long item = linear_thread (); item < work; item += thread_count ()) {
-    const int tile = (int) (item / kMergeThreadsPerTile), k = (int) (item % kMergeThreadsPerTile);
-    merge_segment (rec, tile, k >> 2, k & 3, tiles_x, tiles_y, parent);
-  }
+  const long work = (long) tiles_x * tiles_y * kMergeItems;
+  for (long item = linear_thread (); item < work; item += thread_count ())
+    merge_item (rec, (int) (item / kMergeItems), (int) (item % kMergeItems), tiles_x, tiles_y, parent);
 }
 
 /* A warp per tile; for an open one, the root of each of its components

@@ -326,23 +326,6 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
 
 /* ------------------------------------------------------------ canny.merge */
 
-/* canny.merge's threads per tile: 4 per border line (left, right, top,
- * bottom), 8 pixels each (the last of the top and bottom lines has 6). */
-constexpr int kMergeThreadsPerTile = 16;
-constexpr int kMergePixelsPerThread = 8;
-
-/* The neighbour of tile (tx, ty) across side s, and the side of it that
- * faces (tx, ty); false at the frame's border. */
-__device__ __forceinline__ bool
-across (int tx, int ty, int s, int tiles_x, int tiles_y, long *tb, int *sb)
-{
-  const int bx = tx + (s == kLeft ? -1 : s == kRight ? 1 : 0);
-  const int by = ty + (s == kTop ? -1 : s == kBottom ? 1 : 0);
-  *tb = (long) by * tiles_x + bx;
-  *sb = s ^ 1; /* kLeft <-> kRight, kTop <-> kBottom */
-  return bx >= 0 && bx < tiles_x && by >= 0 && by < tiles_y;
-}
-
 /* Bits i - 1, i, i + 1 (those in 0..31): what pixel i of a line touches
  * on the line across. */
 __device__ __forceinline__ uint32_t
@@ -391,55 +374,69 @@ merge_pixel (const TileRecord *__restrict__ Y, long x_tile, long y_tile, int s, 
     unite_strong (parent, tile_node (y_tile, __ldg (&Y->comp[sy][i])));
 }
 
-/* One thread: pixels 8 q .. 8 q + 7 of line s of tile `tile`. Each pair
- * of adjacent tiles is merged from one side: the upper or left tile's (its
- * right or bottom line) when it has W on the line, else the other's, when
- * that has W there (without W on either side the pair has nothing to
- * merge; a tile with W on a line with a tile beyond is open). Only the
- * pixels with W on either side are looked at. The corner pixels, on the
- * left and right lines, meet the diagonal tile's corner pixel: merged from
- * the side whose pixel is W, the upper tile's when both are. The lines'
- * words (and the corner's) are loaded together, first. */
+/* Item i of a pair of adjacent tiles X and Y (Y to the right of X, line
+ * s = kRight, or below it, s = kBottom): pixel i of X's line and pixel i
+ * of Y's facing line, merged from X's side (merge_pixel) when either is
+ * W. The lines' words are one address for the warp's lanes. */
 __device__ __forceinline__ void
-merge_segment (const TileRecord *__restrict__ rec, int tile, int s, int q, int tiles_x, int tiles_y, int *parent)
+merge_line_item (const TileRecord *__restrict__ rec, long x_tile, long y_tile, int s, int i, int *parent)
+{
+  const TileRecord *X = rec + x_tile, *Y = rec + y_tile;
+  const int sy = s ^ 1;
+  const uint32_t xw = __ldg (&X->weak[s]), yw = __ldg (&Y->weak[sy]);
+  if (!(((xw | yw) >> i) & 1u))
+    return;
+  const uint32_t xe = __ldg (&X->edge[s]), ye = __ldg (&Y->edge[sy]);
+  const int cx = ((xw >> i) & 1u) ? __ldg (&X->comp[s][i]) : 0;
+  merge_pixel (Y, x_tile, y_tile, s, i, cx, xw, xe, yw, ye, parent);
+}
+
+/* The diagonal pair of a lower corner: X's bottom pixel of line sx (bit
+ * 31: row 31, column 0 on the left line, 29 on the right) against D's top
+ * pixel of line sd (bit 0), D the tile below X and beside it. The lines
+ * meet elsewhere (merge_line_item); this is the adjacency they miss. */
+__device__ __forceinline__ void
+merge_corner_item (const TileRecord *__restrict__ rec, long x_tile, int sx, long d_tile, int sd, int *parent)
+{
+  const TileRecord *X = rec + x_tile, *D = rec + d_tile;
+  const bool xw = (__ldg (&X->weak[sx]) >> (kTileH - 1)) & 1u, dw = __ldg (&D->weak[sd]) & 1u;
+  if (!xw && !dw)
+    return;
+  const bool xe = (__ldg (&X->edge[sx]) >> (kTileH - 1)) & 1u, de = __ldg (&D->edge[sd]) & 1u;
+  if (xw) {
+    const int nx = tile_node (x_tile, __ldg (&X->comp[sx][kTileH - 1]));
+    if (de)
+      unite_strong (parent, nx);
+    else if (dw)
+      unite_global (parent, nx, tile_node (d_tile, __ldg (&D->comp[sd][0])));
+  } else if (xe) {
+    unite_strong (parent, tile_node (d_tile, __ldg (&D->comp[sd][0])));
+  }
+}
+
+/* Item k (0 .. kMergeItems - 1) of tile `tile`: the adjacencies across its
+ * right and bottom borders and its two lower corners, so that each pair
+ * of touching tiles is merged once. Items 0 .. 31: the right line's rows
+ * (a warp); 32 .. 61: the bottom line's columns, 62: the lower right
+ * corner, 63: the lower left one (the second warp). */
+__device__ __forceinline__ void
+merge_item (const TileRecord *__restrict__ rec, int tile, int k, int tiles_x, int tiles_y, int *parent)
 {
   const int tx = tile % tiles_x, ty = tile / tiles_x;
-  long tb;
-  int sb;
-  if (!across (tx, ty, s, tiles_x, tiles_y, &tb, &sb))
+  if (k < kTileH) {
+    if (tx + 1 < tiles_x)
+      merge_line_item (rec, tile, tile + 1, kRight, k, parent);
     return;
-  const TileRecord *X = rec + tile, *Y = rec + tb;
-  const uint32_t xw = __ldg (&X->weak[s]), yw = __ldg (&Y->weak[sb]);
-  const uint32_t xe = __ldg (&X->edge[s]), ye = __ldg (&Y->edge[sb]);
-  /* the corner in this segment: pixel 0 or 31 of the left or right line */
-  const int c = q == 0 ? 0 : kTileH - 1;
-  const int cx = tx + (s == kLeft ? -1 : 1), cy = ty + (c == 0 ? -1 : 1);
-  const bool corner = (s == kLeft || s == kRight) && (q == 0 || q == kTileH / kMergePixelsPerThread - 1) &&
-      cx >= 0 && cx < tiles_x && cy >= 0 && cy < tiles_y;
-  const long tc = (long) cy * tiles_x + cx;
-  const TileRecord *D = rec + tc;
-  const int sd = s ^ 1, id = kTileH - 1 - c;
-  const uint32_t dw = corner ? __ldg (&D->weak[sd]) : 0u, de = corner ? __ldg (&D->edge[sd]) : 0u;
-  if (!xw)
-    return; /* the pair is Y's to merge, if anything */
-  if (s == kRight || s == kBottom || !yw) {
-    const uint32_t mine = (xw | yw) & (((1u << kMergePixelsPerThread) - 1u) << (kMergePixelsPerThread * q));
-    for (uint32_t m = mine; m; m &= m - 1) {
-      const int i = __ffs (m) - 1;
-      const int ci = ((xw >> i) & 1u) ? __ldg (&X->comp[s][i]) : 0;
-      merge_pixel (Y, tile, tb, s, i, ci, xw, xe, yw, ye, parent);
-    }
   }
-  if (!corner || !((xw >> c) & 1u))
+  if (ty + 1 >= tiles_y)
     return;
-  const bool dcw = (dw >> id) & 1u;
-  if (c == 0 && dcw)
-    return; /* the upper tile's pixel is W too: its thread does it */
-  const int nx = tile_node (tile, __ldg (&X->comp[s][c]));
-  if ((de >> id) & 1u)
-    unite_strong (parent, nx);
-  if (dcw)
-    unite_global (parent, nx, tile_node (tc, __ldg (&D->comp[sd][id])));
+  const long below = (long) tile + tiles_x;
+  if (k < kTileH + kTileW)
+    merge_line_item (rec, tile, below, kBottom, k - kTileH, parent);
+  else if (k == kTileH + kTileW && tx + 1 < tiles_x)
+    merge_corner_item (rec, tile, kRight, below + 1, kLeft, parent);
+  else if (k == kTileH + kTileW + 1 && tx > 0)
+    merge_corner_item (rec, tile, kLeft, below - 1, kRight, parent);
 }
 
 /* After the last union: the root of node x (read only). */

@@ -88,6 +88,33 @@ launch_tile (Kernel kernel, bool warp_blocks, const TileArgs & a, const LaunchPo
   return stream.kernel (kernel, grid_dim (c), block_dim (c), 0, a);
 }
 
+/* Whether the frame's tiles are few enough for the band kernel: over up
+ * to three of its waves (eight tiles an SM), the kernel lasts a few
+ * tiles' chains of dependent steps, which the bands shorten; with more
+ * tiles it is bound by its instructions, which the bands' halo rows add
+ * to. Measured on an H200, it is the faster at 720p and 1080p (7.5 and
+ * 16.5 tiles an SM) and the slower at 4K (66): docs/PERFORMANCE.md
+ * "Canny and the other kernels at camera sizes". */
+constexpr int kBandTilesPerSm = 24;
+bool
+band_tiles (const TileArgs & a, const LaunchPolicy & policy)
+{
+  const long tiles = (long) a.hy.tiles_x * a.hy.tiles_y;
+  return tiles <= (long) policy.device ().sm_count * kBandTilesPerSm;
+}
+
+/* The band kernel: a block of kBandWarps warps a tile; asked of the policy
+ * as the warp kernel is (launch_tile), launched as the grid of tiles. */
+template <typename Kernel>
+CudaStatus
+launch_band (Kernel kernel, const TileArgs & a, const LaunchPolicy & policy, FrameLaunches & stream)
+{
+  const long span_x = (long) ((a.hy.tiles_x + kWarps - 1) / kWarps) * kSpan;
+  const long span_y = (long) a.hy.tiles_y * kSpan;
+  const LaunchConfig c = policy.choose (canny_tile_traits (), cached_resources (kernel), span_x, span_y);
+  return stream.kernel (kernel, dim3 ((unsigned) a.hy.tiles_x, grid_dim (c).y), dim3 (32, kBandWarps), 0, a);
+}
+
 CudaStatus
 launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, const LaunchPolicy & policy,
     FrameLaunches & stream)
@@ -101,6 +128,9 @@ launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, con
   }
   switch (p.aperture) {
     case 3:
+      if (band_tiles (a, policy))
+        return p.l2_gradient ? launch_band (canny_tile3_band_kernel<true>, a, policy, stream)
+                             : launch_band (canny_tile3_band_kernel<false>, a, policy, stream);
       return p.l2_gradient ? launch_tile (canny_tile3_kernel<true>, true, a, policy, stream)
                            : launch_tile (canny_tile3_kernel<false>, true, a, policy, stream);
     case 5: return launch_tile (canny_tile_kernel<5, false>, false, a, policy, stream);
@@ -197,8 +227,8 @@ canny_tile_traits ()
 const KernelTraits &
 canny_merge_traits ()
 {
-  /* kMergeItemsPerThread items (a segment of a border line) a thread */
-  static const KernelTraits t = kernel_traits ("canny.merge", { 256, 1 }, false).items (kMergeItemsPerThread);
+  /* one item (a pixel of a border line, or a corner) a thread */
+  static const KernelTraits t = kernel_traits ("canny.merge", { 256, 1 }, false);
   return t;
 }
 
@@ -330,8 +360,8 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
   /* one tile: no component reaches a border with a tile beyond, nothing
    * is left open */
   if (tiles > 1) {
-    /* canny.merge: 64 items a tile, kMergeThreadsPerTile threads (those of
-     * the tiles that are not open end at their first loads) */
+    /* canny.merge: 64 items a tile, a thread each (those of the tiles
+     * that are not open end at their first loads) */
     const long work = tiles * kMergeItems;
     auto merge = canny_merge_kernel;
     const LaunchConfig c = policy.choose (canny_merge_traits (), cached_resources (merge), work, 1);

@@ -79,27 +79,48 @@ tile_thresholds (const TileArgs & a, int aperture)
  * is above the low threshold (most rows of a photograph). Each row's
  * candidate and strong words (ballots, bit 0 = lane 0) go to words[r]. */
 
-/* A tile whose loads, magnitudes and pixels all lie inside the frame (all
- * but the outer ring of tiles): no clamping, no bounds tests, fully
- * unrolled with every intermediate in registers; each lane loads its three
- * source columns itself (three byte loads off one pointer: cheaper than
- * the two shuffles and border selects they replace). */
-template <bool L2>
+/* R pixel rows of a tile, r0 .. r0 + R - 1, from R + 4 source rows: the
+ * whole tile (R = 32) for the warp kernel's inner tiles, a band of 8 for
+ * the band kernel. Fully unrolled with every intermediate in registers;
+ * each lane loads its three source columns itself (three byte loads: cheaper
+ * than the two shuffles and border selects they replace), a few rows ahead
+ * for a tile, all of a band's before its first row (one memory latency a
+ * band). CLAMP: a tile of the outer ring (cv::Canny's replicated border by
+ * clamped loads, magnitudes 0 outside the frame, pixels outside it never
+ * candidates); without it no clamping and no bounds tests. */
+template <bool L2, int R, bool CLAMP>
 __device__ __forceinline__ void
-tile3_words_inner (const TileArgs & a, CannyThresholds th, int x0, int y0, uint2 *words)
+tile3_words_rows (const TileArgs & a, CannyThresholds th, int x0, int y0, int r0, uint2 *words)
 {
   const int lane = threadIdx.x;
-  constexpr int kRows = kTileH + 4;
-  /* loads issued this many rows ahead (6 spills at 64 registers) */
-  constexpr int kAhead = 4;
-  /* column x0 - 2 + lane of row y0 - 2: the lane's left source column */
-  const uint8_t *p = a.src + (size_t) (y0 - 2) * a.spitch + (x0 - 2 + lane);
+  const int w = a.hy.w, h = a.hy.h;
+  constexpr int kRows = R + 4;
+  const int c = x0 - 1 + lane; /* the lane's column */
+  const bool col_in = !CLAMP || (c >= 0 && c < w);
+  const bool pix_col = !CLAMP || (lane >= 1 && lane <= kTileW && c < w);
+  const int cl = CLAMP ? clampi (c - 1, 0, w - 1) : c - 1;
+  const int cc = CLAMP ? clampi (c, 0, w - 1) : c;
+  const int cr = CLAMP ? clampi (c + 1, 0, w - 1) : c + 1;
+  const int ys = y0 + r0 - 2; /* source row 0 */
+  /* loads issued this many rows ahead: all of them for a band of 8 rows,
+   * 4 for a tile (more spill at the warp kernel's 64 registers) */
+  constexpr int kAhead = R <= 8 ? kRows : 4;
   int vl[kRows], vc[kRows], vr[kRows];
+  /* inside the frame: column c - 1 of source row 0, three loads off one
+   * pointer a row */
+  const uint8_t *p = a.src + (size_t) ys * a.spitch + (c - 1);
   auto load = [&] (int j) {
-    const uint8_t *q = p + (size_t) j * a.spitch;
-    vl[j] = ldg_u8 (q);
-    vc[j] = ldg_u8 (q + 1);
-    vr[j] = ldg_u8 (q + 2);
+    if (CLAMP) {
+      const uint8_t *row = a.src + (size_t) clampi (ys + j, 0, h - 1) * a.spitch;
+      vl[j] = ldg_u8 (row + cl);
+      vc[j] = ldg_u8 (row + cc);
+      vr[j] = ldg_u8 (row + cr);
+    } else {
+      const uint8_t *q = p + (size_t) j * a.spitch;
+      vl[j] = ldg_u8 (q);
+      vc[j] = ldg_u8 (q + 1);
+      vr[j] = ldg_u8 (q + 2);
+    }
   };
 #pragma unroll
   for (int j = 0; j < kAhead; j++)
@@ -112,9 +133,10 @@ tile3_words_inner (const TileArgs & a, CannyThresholds th, int x0, int y0, uint2
     d[j] = vr[j] - vl[j];
     s[j] = vl[j] + vr[j] + 2 * vc[j];
     if (j >= 2) {
-      const int i = j - 2; /* magnitude row y0 - 1 + i */
+      const int i = j - 2; /* magnitude row ys + 1 + i */
       const int dx = d[j - 2] + d[j] + 2 * d[j - 1], dy = s[j] - s[j - 2];
-      const int m = canny_magnitude (dx, dy, L2);
+      const int y = ys + 1 + i;
+      const int m = col_in && (!CLAMP || (y >= 0 && y < h)) ? canny_magnitude (dx, dy, L2) : 0;
       M[i] = m;
       ML[i] = __shfl_up_sync (kFull, m, 1);
       MR[i] = __shfl_down_sync (kFull, m, 1);
@@ -122,19 +144,19 @@ tile3_words_inner (const TileArgs & a, CannyThresholds th, int x0, int y0, uint2
       DY[i] = dy;
     }
     if (j >= 4) {
-      const int r = j - 4; /* pixel row y0 + r: magnitude rows r, r + 1, r + 2 */
+      const int r = j - 4; /* pixel row y0 + r0 + r: magnitude rows r, r + 1, r + 2 */
+      const bool pix = pix_col && (!CLAMP || y0 + r0 + r < h);
       const int m = M[r + 1];
       uint32_t cw = 0, sw = 0;
-      /* lanes 0 and 31 are classified too: their bits are dropped */
-      if (__any_sync (kFull, m > th.low)) {
+      if (__any_sync (kFull, pix && m > th.low)) {
         bool cand, strong;
-        canny_classify_flat (m, DX[r + 1], DY[r + 1], th, ML[r], M[r], MR[r], ML[r + 1], MR[r + 1], ML[r + 2],
-            M[r + 2], MR[r + 2], &cand, &strong);
-        cw = __ballot_sync (kFull, cand);
-        sw = __ballot_sync (kFull, strong);
+        canny_classify_flat (m, DX[r + 1], DY[r + 1], th, ML[r], M[r], MR[r], ML[r + 1], MR[r + 1], ML[r + 2], M[r + 2],
+            MR[r + 2], &cand, &strong);
+        cw = __ballot_sync (kFull, pix && cand);
+        sw = __ballot_sync (kFull, pix && strong);
       }
       if (lane == 0)
-        words[r] = make_uint2 (cw, sw);
+        words[r0 + r] = make_uint2 (cw, sw);
     }
   }
 }
@@ -206,7 +228,7 @@ tile3_words_border (const TileArgs & a, CannyThresholds th, int x0, int y0, uint
 }
 
 /* canny.tile for Sobel 3x3 without a fused pre-blur (the common case): a
- * warp per tile (its words by tile3_words_inner or tile3_words_border),
+ * warp per tile (its words by tile3_words_rows or tile3_words_border),
  * then its hysteresis; a block per warp (32 x 1, grid tiles_x wide): the
  * tiles take different times, and a warp that is done frees its slot at
  * once instead of waiting for the slowest of its block. */
@@ -229,7 +251,7 @@ canny_tile3_kernel (TileArgs a)
   for (int ty = blockIdx.y; ty < hy.tiles_y; ty += gridDim.y) {
     const int y0 = ty * kTileH;
     if (in_x && y0 >= 2 && y0 + 33 < hy.h)
-      tile3_words_inner<L2> (a, th, x0, y0, words);
+      tile3_words_rows<L2, kTileH, false> (a, th, x0, y0, 0, words);
     else
       tile3_words_border<L2> (a, th, x0, y0, words);
     __syncwarp ();
@@ -240,80 +262,10 @@ canny_tile3_kernel (TileArgs a)
   }
 }
 
-/* A band of R pixel rows of a tile, r0 .. r0 + R - 1, for the split tile
- * kernel (canny_tile3_band_kernel): the same arithmetic as
- * tile3_words_inner, on R + 4 source rows, every load issued before the
- * first row is computed (a band is short enough to hold them all in
- * registers), so the band pays one memory latency. CLAMP: a tile of the
- * outer ring (cv::Canny's replicated border by clamped loads, magnitudes
- * 0 outside the frame, pixels outside it never candidates). */
-template <bool L2, int R, bool CLAMP>
-__device__ __forceinline__ void
-tile3_words_band (const TileArgs & a, CannyThresholds th, int x0, int y0, int r0, uint2 *words)
-{
-  const int lane = threadIdx.x;
-  const int w = a.hy.w, h = a.hy.h;
-  constexpr int kRows = R + 4;
-  const int c = x0 - 1 + lane; /* the lane's column */
-  const bool col_in = !CLAMP || (c >= 0 && c < w);
-  const bool pix_col = !CLAMP || (lane >= 1 && lane <= kTileW && c < w);
-  const int cl = CLAMP ? clampi (c - 1, 0, w - 1) : c - 1;
-  const int cc = CLAMP ? clampi (c, 0, w - 1) : c;
-  const int cr = CLAMP ? clampi (c + 1, 0, w - 1) : c + 1;
-  const int ys = y0 + r0 - 2; /* source row 0 */
-  /* loads issued this many rows ahead: all of them for a band of 8 rows */
-  constexpr int kAhead = R <= 8 ? kRows : 8;
-  int vl[kRows], vc[kRows], vr[kRows];
-  auto load = [&] (int j) {
-    const int y = CLAMP ? clampi (ys + j, 0, h - 1) : ys + j;
-    const uint8_t *row = a.src + (size_t) y * a.spitch;
-    vl[j] = ldg_u8 (row + cl);
-    vc[j] = ldg_u8 (row + cc);
-    vr[j] = ldg_u8 (row + cr);
-  };
-#pragma unroll
-  for (int j = 0; j < kAhead; j++)
-    load (j);
-  int d[kRows], s[kRows], M[kRows], ML[kRows], MR[kRows], DX[kRows], DY[kRows];
-#pragma unroll
-  for (int j = 0; j < kRows; j++) {
-    if (j + kAhead < kRows)
-      load (j + kAhead);
-    d[j] = vr[j] - vl[j];
-    s[j] = vl[j] + vr[j] + 2 * vc[j];
-    if (j >= 2) {
-      const int i = j - 2; /* magnitude row ys + 1 + i */
-      const int dx = d[j - 2] + d[j] + 2 * d[j - 1], dy = s[j] - s[j - 2];
-      const int y = ys + 1 + i;
-      const int m = col_in && (!CLAMP || (y >= 0 && y < h)) ? canny_magnitude (dx, dy, L2) : 0;
-      M[i] = m;
-      ML[i] = __shfl_up_sync (kFull, m, 1);
-      MR[i] = __shfl_down_sync (kFull, m, 1);
-      DX[i] = dx;
-      DY[i] = dy;
-    }
-    if (j >= 4) {
-      const int r = j - 4; /* pixel row y0 + r0 + r: magnitude rows r, r + 1, r + 2 */
-      const bool pix = pix_col && (!CLAMP || y0 + r0 + r < h);
-      const int m = M[r + 1];
-      uint32_t cw = 0, sw = 0;
-      if (__any_sync (kFull, pix && m > th.low)) {
-        bool cand, strong;
-        canny_classify_flat (m, DX[r + 1], DY[r + 1], th, ML[r], M[r], MR[r], ML[r + 1], MR[r + 1], ML[r + 2], M[r + 2],
-            MR[r + 2], &cand, &strong);
-        cw = __ballot_sync (kFull, pix && cand);
-        sw = __ballot_sync (kFull, pix && strong);
-      }
-      if (lane == 0)
-        words[r0 + r] = make_uint2 (cw, sw);
-    }
-  }
-}
-
 /* canny.tile for Sobel 3x3 on frames with few tiles (camera sizes, where
  * every tile is resident at once and the kernel takes as long as one
  * tile's chain of dependent steps): a block of kBandWarps warps per tile,
- * each the words of a band of rows (tile3_words_band), then warp 0 the
+ * each the words of a band of rows (tile3_words_rows), then warp 0 the
  * tile's hysteresis. The chain is a band's rows, not the tile's. */
 constexpr int kBandWarps = 4;
 constexpr int kBandRows = kTileH / kBandWarps;
@@ -332,9 +284,9 @@ template <bool L2> __global__ void __launch_bounds__ (32 * kBandWarps, 8) canny_
   for (int ty = blockIdx.y; ty < hy.tiles_y; ty += gridDim.y) {
     const int y0 = ty * kTileH;
     if (in_x && y0 >= 2 && y0 + 33 < hy.h)
-      tile3_words_band<L2, kBandRows, false> (a, th, x0, y0, warp * kBandRows, s_words);
+      tile3_words_rows<L2, kBandRows, false> (a, th, x0, y0, warp * kBandRows, s_words);
     else
-      tile3_words_band<L2, kBandRows, true> (a, th, x0, y0, warp * kBandRows, s_words);
+      tile3_words_rows<L2, kBandRows, true> (a, th, x0, y0, warp * kBandRows, s_words);
     __syncthreads ();
     if (warp == 0) {
       const uint2 cs = s_words[lane];

@@ -161,7 +161,7 @@ frame_params (GstCudaCanny * self, GstBuffer * inbuf, int *auto_value)
 static GstCaps *
 gst_cuda_canny_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
 {
-  return gst_cv_caps_map_to_gray (direction, caps);
+  return gst_cv_caps_map_to_format (direction, caps, "GRAY8");
 }
 
 static GstFlowReturn

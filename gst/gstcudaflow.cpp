@@ -73,6 +73,7 @@
  */
 #include "gstcudaflow.h"
 
+#include "gstcvcaps.h"
 #include "gstcvcontext.h"
 #include "gstcvflowmeta.h"
 #include "gstcvframemessage.h"
@@ -284,15 +285,8 @@ gst_cuda_flow_transform_video_caps (GstCvBaseFilter * base, GstPadDirection dire
   GstCudaFlow *self = GST_CUDA_FLOW (base);
   if (snapshot (self).output != GST_CUDA_FLOW_OUTPUT_FLOW_COLOR)
     return caps;
-  GstCaps *res = gst_caps_make_writable (caps);
-  for (guint i = 0; i < gst_caps_get_size (res); i++) {
-    GstStructure *s = gst_caps_get_structure (res, i);
-    gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
-    /* the flow image is RGBA whatever came in */
-    if (direction == GST_PAD_SINK)
-      gst_structure_set (s, "format", G_TYPE_STRING, "RGBA", nullptr);
-  }
-  return gst_caps_simplify (res);
+  /* the flow image is RGBA whatever came in */
+  return gst_cv_caps_map_to_format (direction, caps, "RGBA");
 }
 
 /* Whether `output` gives frames of the negotiated formats: flow colours

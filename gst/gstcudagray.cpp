@@ -42,7 +42,7 @@ GST_ELEMENT_REGISTER_DEFINE (cudagray, "cudagray", GST_RANK_NONE, GST_TYPE_CUDA_
 static GstCaps *
 gst_cuda_gray_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
 {
-  return gst_cv_caps_map_to_gray (direction, caps);
+  return gst_cv_caps_map_to_format (direction, caps, "GRAY8");
 }
 
 static gboolean

@@ -180,7 +180,7 @@ gst_cuda_harris_transform_video_caps (GstCvBaseFilter * base, GstPadDirection di
   if (snapshot (self).output != GST_CUDA_HARRIS_OUTPUT_RESPONSE)
     return caps;
   /* The response map is GRAY8 whatever came in. */
-  return gst_cv_caps_map_to_gray (direction, caps);
+  return gst_cv_caps_map_to_format (direction, caps, "GRAY8");
 }
 
 /* Whether `output` gives frames of the negotiated formats: the response

@@ -149,7 +149,7 @@ ensure_device (OtsuState * st, cudaStream_t stream)
 static GstCaps *
 gst_cuda_otsu_transform_video_caps (GstCvBaseFilter *, GstPadDirection direction, GstCaps * caps)
 {
-  return gst_cv_caps_map_to_gray (direction, caps);
+  return gst_cv_caps_map_to_format (direction, caps, "GRAY8");
 }
 
 static cudavision::CudaStatus

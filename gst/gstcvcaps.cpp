@@ -75,14 +75,14 @@ gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout)
 }
 
 GstCaps *
-gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps)
+gst_cv_caps_map_to_format (GstPadDirection direction, GstCaps *caps, const char *format)
 {
   GstCaps *res = gst_caps_make_writable (caps);
   for (guint i = 0; i < gst_caps_get_size (res); i++) {
     GstStructure *s = gst_caps_get_structure (res, i);
     gst_structure_remove_fields (s, "format", "colorimetry", "chroma-site", nullptr);
     if (direction == GST_PAD_SINK)
-      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", nullptr);
+      gst_structure_set (s, "format", G_TYPE_STRING, format, nullptr);
   }
   return gst_caps_simplify (res);
 }

@@ -38,10 +38,11 @@ G_END_DECLS
 /* The cuda/ layout of a packed 3- or 4-byte RGB format; false for others. */
 bool gst_cv_packed_rgb_layout (GstVideoFormat format, cudavision::PackedRgb * layout);
 
-/* transform_video_caps for elements whose output is GRAY8 whatever the
- * input: towards the source pad every format becomes GRAY8 (colorimetry
- * and chroma siting dropped); towards the sink pad any template format. */
-GstCaps *gst_cv_caps_map_to_gray (GstPadDirection direction, GstCaps * caps);
+/* transform_video_caps for elements whose output has one format whatever
+ * the input (GRAY8, or cudaflow's RGBA flow image): towards the source pad
+ * every format becomes `format` (colorimetry and chroma siting dropped);
+ * towards the sink pad any template format. */
+GstCaps *gst_cv_caps_map_to_format (GstPadDirection direction, GstCaps *caps, const char *format);
 
 /* The memory of the first structure of `caps`, and its name in messages
  * (a caps feature, or "system memory"). */

@@ -92,9 +92,8 @@ launch_tile (Kernel kernel, bool warp_blocks, const TileArgs & a, const LaunchPo
  * to three of its waves (eight tiles an SM), the kernel lasts a few
  * tiles' chains of dependent steps, which the bands shorten; with more
  * tiles it is bound by its instructions, which the bands' halo rows add
- * to. Measured on an H200, it is the faster at 720p and 1080p (7.5 and
- * 16.5 tiles an SM) and the slower at 4K (66): docs/PERFORMANCE.md
- * "Canny and the other kernels at camera sizes". */
+ * to. Faster at 720p and 1080p, slower at 4K (H200): docs/PERFORMANCE.md
+ * "Why the kernels are built as they are". */
 constexpr int kBandTilesPerSm = 24;
 bool
 band_tiles (const TileArgs & a, const LaunchPolicy & policy)

@@ -65,11 +65,13 @@ overlay_matches (const std::vector<cv::Mat> & in, const std::vector<cv::Mat> & o
         break;
       default: {
         const int bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-        want[{ 0, p.y, p.x * bpp + GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R) }] = r;
-        want[{ 0, p.y, p.x * bpp + GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G) }] = g;
-        want[{ 0, p.y, p.x * bpp + GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B) }] = b;
+        /* the byte of component c of pixel p in its row (poffset is unsigned) */
+        auto byte_of = [&] (int c) { return p.x * bpp + (int) GST_VIDEO_INFO_COMP_POFFSET (info, c); };
+        want[{ 0, p.y, byte_of (GST_VIDEO_COMP_R) }] = r;
+        want[{ 0, p.y, byte_of (GST_VIDEO_COMP_G) }] = g;
+        want[{ 0, p.y, byte_of (GST_VIDEO_COMP_B) }] = b;
         if (GST_VIDEO_INFO_HAS_ALPHA (info))
-          want[{ 0, p.y, p.x * bpp + GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_A) }] = a;
+          want[{ 0, p.y, byte_of (GST_VIDEO_COMP_A) }] = a;
         break;
       }
     }

@@ -142,8 +142,9 @@ TEST (FaceBatches, KeyLayoutKeepsTheOrderInFewerBits)
     const FaceKeyLayout k = face_key_layout (f.w, f.h, levels);
     ASSERT_LE (k.end_bit, 64) << f.w << "x" << f.h;
     EXPECT_LE (face_key_layout (kMaxFaceCoordinate, kMaxFaceCoordinate, kMaxFaceLevels).end_bit, 64);
-    if (f.w >= 640 && f.w <= 3840)
+    if (f.w >= 640 && f.w <= 3840) {
       EXPECT_LE ((k.end_bit - kFaceKeySortBit + 7) / 8, 4) << f.w << "x" << f.h << ": radix passes";
+    }
     const FaceKey sorted_mask = (k.end_bit == 64 ? ~0ull : (1ull << k.end_bit) - 1) & ~(FaceKey) (kMaxGroupedFaces - 1);
     std::vector<std::array<int, 3>> samples;
     for (int y : { 0, std::min (1, f.h - 1), f.h / 2, f.h - 1 })

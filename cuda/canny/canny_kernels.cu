@@ -92,8 +92,8 @@ launch_tile (Kernel kernel, bool warp_blocks, const TileArgs & a, const LaunchPo
  * to three of its waves (eight tiles an SM), the kernel lasts a few
  * tiles' chains of dependent steps, which the bands shorten; with more
  * tiles it is bound by its instructions, which the bands' halo rows add
- * to. Faster at 720p and 1080p, slower at 4K (H200): docs/PERFORMANCE.md
- * "Why the kernels are built as they are". */
+ * to. Faster at 720p and 1080p, slower at 4K: docs/PERFORMANCE.md "Why
+ * the kernels are built as they are". */
 constexpr int kBandTilesPerSm = 24;
 bool
 band_tiles (const TileArgs & a, const LaunchPolicy & policy)

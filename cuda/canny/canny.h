@@ -42,6 +42,10 @@
  *     components (a component joined a strong pixel when that is node 0),
  *     fills W again from those components and writes 255 on what it
  *     reaches.
+ * Steps 2 and 3 are programmatic launches (FrameLaunches::
+ * programmatic_kernel): each is launched while the step before it still
+ * runs and waits for its end on the device, so that a small frame does not
+ * pay two launch gaps.
  * A fixed number of launches whatever the edges look like: an edge that
  * snakes across the whole frame costs one union per tile border it
  * crosses, not one iteration per tile (which is what propagation schemes

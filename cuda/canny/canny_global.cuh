@@ -3,6 +3,7 @@
 #pragma once
 
 #include "canny_hysteresis.cuh"
+#include "../common/launch_util.cuh"
 
 namespace cudavision {
 namespace canny_detail {
@@ -37,6 +38,8 @@ thread_count ()
 __global__ void
 canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y, int *parent)
 {
+  allow_next_grid ();        /* canny.weak may launch: it waits for this grid's end */
+  wait_for_previous_grid (); /* launched before canny.tile's end */
   const long work = (long) tiles_x * tiles_y * kMergeItems;
   for (long item = linear_thread (); item < work; item += thread_count ())
     merge_item (rec, (int) (item / kMergeItems), (int) (item % kMergeItems), tiles_x, tiles_y, parent);
@@ -52,6 +55,7 @@ __global__ void __launch_bounds__ (128)
 canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const OpenTile *__restrict__ open_tiles,
     const int *__restrict__ parent)
 {
+  wait_for_previous_grid (); /* launched before canny.merge's end */
   const int lane = threadIdx.x;
   for (int tile = blockIdx.x * blockDim.y + threadIdx.y; tile < tiles; tile += gridDim.x * blockDim.y) {
     const OpenTile &t = open_tiles[tile];

@@ -364,15 +364,17 @@ canny (ConstImage8 src, Image8 dst, const CannyParams & p, CannyScratch * scratc
     const long work = tiles * kMergeItems;
     auto merge = canny_merge_kernel;
     const LaunchConfig c = policy.choose (canny_merge_traits (), cached_resources (merge), work, 1);
-    CV_CUDA_TRY (fl.kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, hy.parent).err);
+    CV_CUDA_TRY (
+        fl.programmatic_kernel (merge, grid_dim (c), block_dim (c), 0, hy.records, tiles_x, tiles_y, hy.parent).err);
     /* canny.weak (with the roots of the open components): a warp per
      * tile, 4 warps a block (32 x 4 items a block) */
     auto weak = canny_weak_kernel;
     const long blocks = std::min<long> ((tiles + 3) / 4, 4096);
     const LaunchConfig cw =
         policy.choose (canny_weak_traits (), cached_resources (weak), blocks * 32, 4);
-    CV_CUDA_TRY (fl.kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x, (int) tiles,
-        hy.open_tiles, hy.parent).err);
+    CV_CUDA_TRY (fl.programmatic_kernel (weak, grid_dim (cw), block_dim (cw), 0, hy.dst, hy.dpitch, tiles_x,
+                       (int) tiles, hy.open_tiles, hy.parent)
+                     .err);
   }
   if (graph)
     CV_CUDA_TRY (scratch->graph.run (fl, stream).err);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "canny_hysteresis.cuh"
+#include "../common/launch_util.cuh"
 #include "../../core/gaussian_taps.h"
 
 namespace cudavision {
@@ -237,6 +238,7 @@ __global__ void __launch_bounds__ (32, 4 * kWarps)
 canny_tile3_kernel (TileArgs a)
 {
   __shared__ uint2 s_words[kTileH];
+  allow_next_grid (); /* canny.merge may launch: it waits for this grid's end */
   const int lane = threadIdx.x;
   const CannyThresholds th = tile_thresholds (a, 3);
   const HystArgs &hy = a.hy;
@@ -273,6 +275,7 @@ constexpr int kBandRows = kTileH / kBandWarps;
 template <bool L2> __global__ void __launch_bounds__ (32 * kBandWarps, 8) canny_tile3_band_kernel (TileArgs a)
 {
   __shared__ uint2 s_words[kTileH];
+  allow_next_grid (); /* canny.merge may launch: it waits for this grid's end */
   const int lane = threadIdx.x, warp = threadIdx.y;
   const CannyThresholds th = tile_thresholds (a, 3);
   const HystArgs & hy = a.hy;
@@ -399,6 +402,7 @@ canny_tile_kernel (TileArgs a)
    * parameter struct (which dynamic indexing would copy to local memory) */
   __shared__ int s_taps[2][kBlurMaxRadius + 1];
   __shared__ uint32_t s_cand[kTileH], s_strong[kTileH];
+  allow_next_grid (); /* canny.merge may launch: it waits for this grid's end */
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   if (BLUR) {
 #pragma unroll

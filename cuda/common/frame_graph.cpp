@@ -1,9 +1,34 @@
 /* cudavision — a frame's launches replayed as one CUDA graph (frame_graph.h). */
 #include "frame_graph.h"
 
+#include <atomic>
 #include <cstdlib>
 
 namespace cudavision {
+
+namespace {
+
+/* Programmatic dependent launches on the current device: compute
+ * capability 9.0 and up (asked once a device). */
+bool
+programmatic_launches ()
+{
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices] = {}; /* 0 unknown, 1 no, 2 yes (elements on several threads) */
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= kDevices)
+    return false;
+  int k = known[dev].load (std::memory_order_relaxed);
+  if (!k) {
+    int major = 0;
+    cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, dev);
+    k = major >= 9 ? 2 : 1;
+    known[dev].store (k, std::memory_order_relaxed);
+  }
+  return k == 2;
+}
+
+}  // namespace
 
 bool
 frame_graphs_enabled ()
@@ -74,6 +99,20 @@ FrameLaunches::launch (const Op & op, cudaStream_t stream)
     CV_CUDA_TRY (cudaMemsetAsync (op.dst, op.value, op.bytes, stream));
     return {};
   }
+  if (op.programmatic && programmatic_launches ()) {
+    cudaLaunchAttribute attr {};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config {};
+    config.gridDim = op.grid;
+    config.blockDim = op.block;
+    config.dynamicSmemBytes = op.smem;
+    config.stream = stream;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+    CV_CUDA_TRY (cudaLaunchKernelExC (&config, op.func, params (op)));
+    return {};
+  }
   CV_CUDA_TRY (cudaLaunchKernel (op.func, op.grid, op.block, params (op), op.smem, stream));
   return {};
 }
@@ -85,9 +124,9 @@ FrameLaunches::same_shape (const Op & a, const Op & b)
     return false;
   if (a.kind == Op::Memset)
     return a.bytes == b.bytes;
-  return a.func == b.func && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
-      a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z && a.smem == b.smem &&
-      a.n_args == b.n_args && a.args_end - a.args_begin == b.args_end - b.args_begin;
+  return a.func == b.func && a.programmatic == b.programmatic && a.grid.x == b.grid.x && a.grid.y == b.grid.y &&
+      a.grid.z == b.grid.z && a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z &&
+      a.smem == b.smem && a.n_args == b.n_args && a.args_end - a.args_begin == b.args_end - b.args_begin;
 }
 
 void
@@ -110,6 +149,7 @@ FrameGraph::build (FrameLaunches & l)
   builds_++;
   CV_CUDA_TRY (cudaGraphCreate (&graph_, 0));
   cudaGraphNode_t prev = nullptr;
+  bool prev_kernel = false;
   for (const FrameLaunches::Op & op : l.ops_) {
     cudaGraphNode_t node = nullptr;
     if (op.kind == FrameLaunches::Op::Memset) {
@@ -117,8 +157,19 @@ FrameGraph::build (FrameLaunches & l)
       CV_CUDA_TRY (cudaGraphAddMemsetNode (&node, graph_, prev ? &prev : nullptr, prev ? 1 : 0, &m));
     } else {
       const cudaKernelNodeParams k = l.kernel_node (op);
-      CV_CUDA_TRY (cudaGraphAddKernelNode (&node, graph_, prev ? &prev : nullptr, prev ? 1 : 0, &k));
+      const bool early = op.programmatic && prev && prev_kernel && programmatic_launches ();
+      CV_CUDA_TRY (
+          cudaGraphAddKernelNode (&node, graph_, prev && !early ? &prev : nullptr, prev && !early ? 1 : 0, &k));
+      if (early) {
+        /* the edge of a programmatic launch: from the previous kernel's
+         * trigger (allow_next_grid), not from its end */
+        cudaGraphEdgeData edge {};
+        edge.from_port = cudaGraphKernelNodePortProgrammatic;
+        edge.type = cudaGraphDependencyTypeProgrammatic;
+        CV_CUDA_TRY (cudaGraphAddDependencies (graph_, &prev, &node, &edge, 1));
+      }
     }
+    prev_kernel = op.kind == FrameLaunches::Op::Kernel;
     nodes_.push_back (node);
     prev = node;
   }

@@ -44,19 +44,20 @@ public:
   template <typename... P, typename... A>
   CudaStatus kernel (void (*f) (P...), dim3 grid, dim3 block, size_t smem, const A &... args)
   {
-    static_assert (sizeof...(P) == sizeof...(A), "one argument per parameter");
-    Op op;
-    op.kind = Op::Kernel;
-    op.func = (const void *) f;
-    op.grid = grid;
-    op.block = block;
-    op.smem = smem;
-    op.first_arg = offsets_.size ();
-    op.args_begin = blob_.size ();
-    (append<P> (static_cast<P> (args)), ...);
-    op.n_args = offsets_.size () - op.first_arg;
-    op.args_end = blob_.size ();
-    return add (op);
+    return kernel_op (false, f, grid, block, smem, args...);
+  }
+
+  /* A kernel that may start while the kernel before it on the stream
+   * still runs (programmatic dependent launch, compute capability 9.0 and
+   * up; elsewhere an ordinary launch): it calls wait_for_previous_grid ()
+   * (launch_util.cuh) before it reads anything the launches before it
+   * wrote, and the kernel before it lets it start with allow_next_grid ().
+   * What it saves is the gap between two kernels of a frame: the launch
+   * and the blocks' start overlap the previous kernel's last blocks. */
+  template <typename... P, typename... A>
+  CudaStatus programmatic_kernel (void (*f) (P...), dim3 grid, dim3 block, size_t smem, const A &...args)
+  {
+    return kernel_op (true, f, grid, block, smem, args...);
   }
 
   CudaStatus memset (void *dst, int value, size_t bytes)
@@ -75,6 +76,7 @@ private:
   friend class FrameGraph;
   struct Op {
     enum Kind { Kernel, Memset } kind = Kernel;
+    bool programmatic = false; /* programmatic_kernel () */
     const void *func = nullptr;
     dim3 grid, block;
     size_t smem = 0;
@@ -95,6 +97,25 @@ private:
   static cudaMemsetParams memset_node (const Op & op);
   /* same kernel, grid, block, shared memory, or same memset size */
   static bool same_shape (const Op & a, const Op & b);
+
+  template <typename... P, typename... A>
+  CudaStatus kernel_op (bool programmatic, void (*f) (P...), dim3 grid, dim3 block, size_t smem, const A &...args)
+  {
+    static_assert (sizeof...(P) == sizeof...(A), "one argument per parameter");
+    Op op;
+    op.kind = Op::Kernel;
+    op.programmatic = programmatic;
+    op.func = (const void *) f;
+    op.grid = grid;
+    op.block = block;
+    op.smem = smem;
+    op.first_arg = offsets_.size ();
+    op.args_begin = blob_.size ();
+    (append<P> (static_cast<P> (args)), ...);
+    op.n_args = offsets_.size () - op.first_arg;
+    op.args_end = blob_.size ();
+    return add (op);
+  }
 
   template <typename T>
   void append (const T & v)

@@ -9,6 +9,28 @@
 
 namespace cudavision {
 
+/* Programmatic dependent launches (FrameLaunches::programmatic_kernel):
+ * a kernel lets the next one on its stream launch early with
+ * allow_next_grid (); the kernel launched early waits with
+ * wait_for_previous_grid () until the one before it has finished and its
+ * writes are visible. Both do nothing below compute capability 9.0, and
+ * the wait returns at once in a kernel launched the ordinary way. */
+__device__ __forceinline__ void
+allow_next_grid ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void
+wait_for_previous_grid ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* Registers and shared memory of a kernel (cached per kernel address). */
 template <typename Kernel>
 const KernelResources &

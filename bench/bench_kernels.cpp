@@ -14,6 +14,7 @@
 #include "bench_util.h"
 #include "canny_frame.h"
 #include "canny_photos.h"
+#include "empty_kernel.h"
 #include "launch_gate.h"
 
 #include "../cuda/common/device_info.h"
@@ -104,6 +105,18 @@ bench_gray (Context & c, Size s, double copy_gbs)
   const int n = rotation_count (in_bytes + out_bytes);
   auto in = random_buffers (n, in_bytes, 3);
   auto out = random_buffers (n, out_bytes, 4);
+  /* the floors of a frame's kernel at this size: the harness alone (an
+   * empty kernel), and a copy of the RGBA frame (its 8 bytes a pixel
+   * against the kernel's 5) */
+  Timing floor = time_launches (c.stream.get (), 20, c.iters,
+      [&] (int) { check (cvbench::launch_empty_kernel (c.stream.get ()), "empty kernel"); });
+  report ("launch.empty", s, BlockSizing::Static, floor, 0.0, copy_gbs);
+  Timing copy = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {
+    check (cudaMemcpyAsync (in[(i + 1) % n].get (), in[i % n].get (), in_bytes, cudaMemcpyDeviceToDevice,
+               c.stream.get ()),
+        "copy");
+  });
+  report ("rgba.copy", s, BlockSizing::Static, copy, 8.0 * s.w * s.h, copy_gbs);
   for (BlockSizing m : { BlockSizing::Static, BlockSizing::EmpiricalTable, BlockSizing::Model }) {
     cudavision::LaunchPolicy policy (c.dev, m, {}, c.table);
     Timing t = time_launches (c.stream.get (), 20, c.iters, [&] (int i) {

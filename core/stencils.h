@@ -49,6 +49,22 @@ sobel_deriv (int ksize, int i)
   return binom (ksize - 3, i - 2) - binom (ksize - 3, i);
 }
 
+/* The taps of sobel_smooth and sobel_deriv as one constant: device loops
+ * index it with an unrolled counter, and a constexpr table is what makes
+ * the compiler fold each tap to a number (called in the loop, binom's
+ * division loop was left in the code, once a tap and a row). */
+template <int KSIZE> struct SobelTaps {
+  int smooth[KSIZE] = {};
+  int deriv[KSIZE] = {};
+  constexpr SobelTaps ()
+  {
+    for (int i = 0; i < KSIZE; i++) {
+      smooth[i] = sobel_smooth (KSIZE, i);
+      deriv[i] = sobel_deriv (KSIZE, i);
+    }
+  }
+};
+
 /* The unscaled Sobel derivatives at one pixel, exact in integers (at most
  * 255 * 20 * 64 for ksize 7). `at (i, j)` returns the pixel at column offset
  * i and row offset j, both in -ksize/2 .. ksize/2; borders are its job. */
@@ -57,6 +73,7 @@ CV_HD void
 sobel_at (const At & at, int *dx, int *dy)
 {
   constexpr int R = KSIZE / 2;
+  constexpr SobelTaps<KSIZE> taps;
   int sx = 0, sy = 0;
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -68,11 +85,11 @@ sobel_at (const At & at, int *dx, int *dy)
 #endif
     for (int i = 0; i < KSIZE; i++) {
       const int v = at (i - R, j - R);
-      row_deriv += sobel_deriv (KSIZE, i) * v;
-      row_smooth += sobel_smooth (KSIZE, i) * v;
+      row_deriv += taps.deriv[i] * v;
+      row_smooth += taps.smooth[i] * v;
     }
-    sx += sobel_smooth (KSIZE, j) * row_deriv;
-    sy += sobel_deriv (KSIZE, j) * row_smooth;
+    sx += taps.smooth[j] * row_deriv;
+    sy += taps.deriv[j] * row_smooth;
   }
   *dx = sx;
   *dy = sy;

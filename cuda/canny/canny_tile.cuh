@@ -379,11 +379,12 @@ template <int K, bool BLUR>
 __device__ __forceinline__ void
 sobel_from_rows (const TileSmem<K, BLUR> &sm, int mr, int mc, int *dx, int *dy)
 {
+  constexpr SobelTaps<K> taps;
   int sx = 0, sy = 0;
 #pragma unroll
   for (int j = 0; j < K; j++) {
-    sx += sobel_smooth (K, j) * sm.u.rows.d[mr + j][mc];
-    sy += sobel_deriv (K, j) * sm.u.rows.s[mr + j][mc];
+    sx += taps.smooth[j] * sm.u.rows.d[mr + j][mc];
+    sy += taps.deriv[j] * sm.u.rows.s[mr + j][mc];
   }
   *dx = canny_deriv (sx, K);
   *dy = canny_deriv (sy, K);
@@ -434,12 +435,13 @@ canny_tile_kernel (TileArgs a)
     /* 2. Sobel row passes over every row of b, at the magnitude columns */
     for (int i = tid; i < S::BW * S::MW; i += kTileThreads) {
       const int r = i / S::MW, c = i - r * S::MW;
+      constexpr SobelTaps<K> taps;
       int d = 0, s = 0;
 #pragma unroll
       for (int k = 0; k < K; k++) {
         const int v = sm.b[r][c + k];
-        d += sobel_deriv (K, k) * v;
-        s += sobel_smooth (K, k) * v;
+        d += taps.deriv[k] * v;
+        s += taps.smooth[k] * v;
       }
       sm.u.rows.d[r][c] = (int16_t) d;
       sm.u.rows.s[r][c] = (int16_t) s;

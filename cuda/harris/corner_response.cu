@@ -83,9 +83,10 @@ sobel_taps (int cs, int cd, int *dx, int *dy)
 {
   if constexpr (I < KSIZE) {
     constexpr int R = KSIZE / 2;
-    if constexpr (sobel_deriv (KSIZE, I) != 0)
-      *dx += sobel_deriv (KSIZE, I) * lane_at<I - R> (cs);
-    *dy += sobel_smooth (KSIZE, I) * lane_at<I - R> (cd);
+    constexpr int deriv = sobel_deriv (KSIZE, I), smooth = sobel_smooth (KSIZE, I);
+    if constexpr (deriv != 0)
+      *dx += deriv * lane_at<I - R> (cs);
+    *dy += smooth * lane_at<I - R> (cd);
     sobel_taps<KSIZE, I + 1> (cs, cd, dx, dy);
   }
 }
@@ -103,11 +104,12 @@ struct Walker {
    * the reflected column's pair. */
   __device__ __forceinline__ void derivatives (float scale, bool border, int fix_lane, float *fdx, float *fdy) const
   {
+    constexpr SobelTaps<KSIZE> taps;
     int cs = 0, cd = 0;
 #pragma unroll
     for (int j = 0; j < KSIZE; j++) {
-      cs += sobel_smooth (KSIZE, j) * src[j];
-      cd += sobel_deriv (KSIZE, j) * src[j];
+      cs += taps.smooth[j] * src[j];
+      cd += taps.deriv[j] * src[j];
     }
     int dx = 0, dy = 0;
     sobel_taps<KSIZE> (cs, cd, &dx, &dy);

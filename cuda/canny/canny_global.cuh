@@ -46,7 +46,7 @@ canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y
 }
 
 /* A warp per tile; for an open one, the root of each of its components
- * (two a lane; the unions are over), then its W filled again from the
+ * (the unions are over), then its W filled again from the
  * components whose root is node 0 (joined to a strong pixel), which
  * become 255 (the tile kernel wrote 0 there). The tile's W and its
  * components' pixels are loaded with the roots, not after them. Fixed
@@ -63,27 +63,26 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const Ope
     if (k == 0)
       continue;
     const uint32_t weak = __ldg (&t.weak[lane]);
-    /* rep[2 lane] (low half) and rep[2 lane + 1] (high half), each read
-     * only where the tile wrote it (2 lane + 1 = k is not written: one
-     * 32-bit load would read it, uninitialized, though never use it) */
-    const uint32_t reps = (2 * lane < k ? (uint32_t) __ldg (t.rep + 2 * lane) : 0u)
-        | (2 * lane + 1 < k ? (uint32_t) __ldg (t.rep + 2 * lane + 1) << 16 : 0u);
-    const bool s0 = 2 * lane < k && find_root (parent, tile_node (tile, 2 * lane)) == 0;
-    const bool s1 = 2 * lane + 1 < k && find_root (parent, tile_node (tile, 2 * lane + 1)) == 0;
+    /* components lane and lane + 32: up to 32 components (nearly every
+     * open tile) one walk to the root a lane, all walks side by side; each
+     * rep read only where the tile wrote it */
+    const int c0 = lane, c1 = lane + 32;
+    const uint32_t rep0 = c0 < k ? (uint32_t) __ldg (t.rep + c0) : 0u;
+    const uint32_t rep1 = c1 < k ? (uint32_t) __ldg (t.rep + c1) : 0u;
+    const bool s0 = c0 < k && find_root (parent, tile_node (tile, c0)) == 0;
+    const bool s1 = c1 < k && find_root (parent, tile_node (tile, c1)) == 0;
     const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);
     if (!(m0 | m1))
       continue;
+    /* the seeds: the rep of each component joined to a strong pixel */
     uint32_t seed = 0;
-    for (uint32_t m = m0 | m1; m; m &= m - 1) {
-      const int l = __ffs (m) - 1;
-      const uint32_t r = __shfl_sync (kFull, reps, l);
 #pragma unroll
-      for (int h = 0; h < 2; h++) {
-        const int p = (int) ((r >> (16 * h)) & 0xffffu);
-        if ((((h ? m1 : m0) >> l) & 1u) && lane == p >> 5)
+    for (int h = 0; h < 2; h++)
+      for (uint32_t m = h ? m1 : m0; m; m &= m - 1) {
+        const int p = (int) __shfl_sync (kFull, h ? rep1 : rep0, __ffs (m) - 1);
+        if (lane == p >> 5)
           seed |= 1u << (p & 31);
       }
-    }
     const uint32_t F = warp_fill (seed, weak);
     const int x0 = (tile % tiles_x) * kTileW, y0 = (tile / tiles_x) * kTileH;
     for (uint32_t rows = __ballot_sync (kFull, F != 0); rows; rows &= rows - 1) {

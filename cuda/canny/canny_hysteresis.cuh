@@ -48,7 +48,7 @@ enum { kLeft = 0, kRight = 1, kTop = 2, kBottom = 3 };
 struct TileRecord {
   uint32_t weak[4];     /* W on each line (only lines with a tile beyond are read) */
   uint32_t edge[4];     /* E on each line */
-  uint8_t comp[4][32];  /* the open component of each W bit (written for open tiles only) */
+  uint8_t comp[4][32];  /* the open component of each W bit (0 on a tile with nothing open) */
 };
 
 /* A tile with open components: what canny.weak needs. */
@@ -280,12 +280,17 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
       ot->components = (uint32_t) k;
       ot->pixels = pixels; /* for canny_read_counts */
     }
-  } else if (multi && lane == 0) {
+  } else if (multi) {
     /* not open: canny.weak reads that it has no components (and
      * canny_read_counts copies the pixel count beside it: defined memory
-     * for compute-sanitizer's initcheck) */
-    a.open_tiles[tile].components = 0;
-    a.open_tiles[tile].pixels = 0;
+     * for compute-sanitizer's initcheck); the component lines are 0, as
+     * canny.merge loads them with a pixel's other words, before it knows
+     * whether it needs them */
+    reinterpret_cast<uint32_t *> (rec->comp)[lane] = 0; /* the four lines, 4 bytes a lane */
+    if (lane == 0) {
+      a.open_tiles[tile].components = 0;
+      a.open_tiles[tile].pixels = 0;
+    }
   }
 
   /* the tile's pixels */
@@ -347,7 +352,8 @@ first_touch (uint32_t w, uint32_t across, int i)
 }
 
 /* Pixel i of line s of tile X (the lines' W and E: xw, xe, of the tile Y
- * beyond: yw, ye; cx: the pixel's component, if W), for the pair's one
+ * beyond: yw, ye; cx: the pixel's component, if W; yc_*: the components
+ * of Y's pixels i - 1, i, i + 1, where W), for the pair's one
  * merging side: every 8-adjacency across the line that involves this
  * pixel or pixel i of Y's line: W next to E joins the W's component to
  * node 0, W next to W unites the two components. Each touching pair of
@@ -355,10 +361,9 @@ first_touch (uint32_t w, uint32_t across, int i)
  * reach, except those that pixel i - 1 of its own run reaches too (only a
  * run that starts at i + 1 is then new). */
 __device__ __forceinline__ void
-merge_pixel (const TileRecord *__restrict__ Y, long x_tile, long y_tile, int s, int i, int cx, uint32_t xw,
-    uint32_t xe, uint32_t yw, uint32_t ye, int *parent)
+merge_pixel (long x_tile, long y_tile, int i, int cx, int yc_before, int yc_at, int yc_after, uint32_t xw, uint32_t xe,
+    uint32_t yw, uint32_t ye, int *parent)
 {
-  const int sy = s ^ 1;
   if ((xw >> i) & 1u) {
     const int nx = tile_node (x_tile, cx);
     if (first_touch (xw, ye, i))
@@ -367,28 +372,34 @@ merge_pixel (const TileRecord *__restrict__ Y, long x_tile, long y_tile, int s, 
     uint32_t t = r & ~(r << 1);
     if (i > 0 && ((xw >> (i - 1)) & 1u))
       t &= (uint32_t) (2ull << i);
-    for (; t; t &= t - 1)
-      unite_global (parent, nx, tile_node (y_tile, __ldg (&Y->comp[sy][__ffs (t) - 1])));
+    for (; t; t &= t - 1) {
+      const int b = __ffs (t) - 1; /* i - 1, i or i + 1 */
+      unite_global (parent, nx, tile_node (y_tile, b < i ? yc_before : b == i ? yc_at : yc_after));
+    }
   }
   if (first_touch (yw, xe, i))
-    unite_strong (parent, tile_node (y_tile, __ldg (&Y->comp[sy][i])));
+    unite_strong (parent, tile_node (y_tile, yc_at));
 }
 
 /* Item i of a pair of adjacent tiles X and Y (Y to the right of X, line
  * s = kRight, or below it, s = kBottom): pixel i of X's line and pixel i
  * of Y's facing line, merged from X's side (merge_pixel) when either is
- * W. The lines' words are one address for the warp's lanes. */
+ * W. The lines' words are one address for the warp's lanes. Every load
+ * at once, before the test that most items end at: one memory latency
+ * before the first union instead of three. */
 __device__ __forceinline__ void
 merge_line_item (const TileRecord *__restrict__ rec, long x_tile, long y_tile, int s, int i, int *parent)
 {
   const TileRecord *X = rec + x_tile, *Y = rec + y_tile;
   const int sy = s ^ 1;
   const uint32_t xw = __ldg (&X->weak[s]), yw = __ldg (&Y->weak[sy]);
+  const uint32_t xe = __ldg (&X->edge[s]), ye = __ldg (&Y->edge[sy]);
+  const int cx = __ldg (&X->comp[s][i]);
+  const int yc_before = __ldg (&Y->comp[sy][max (i - 1, 0)]), yc_at = __ldg (&Y->comp[sy][i]),
+            yc_after = __ldg (&Y->comp[sy][min (i + 1, 31)]);
   if (!(((xw | yw) >> i) & 1u))
     return;
-  const uint32_t xe = __ldg (&X->edge[s]), ye = __ldg (&Y->edge[sy]);
-  const int cx = ((xw >> i) & 1u) ? __ldg (&X->comp[s][i]) : 0;
-  merge_pixel (Y, x_tile, y_tile, s, i, cx, xw, xe, yw, ye, parent);
+  merge_pixel (x_tile, y_tile, i, cx, yc_before, yc_at, yc_after, xw, xe, yw, ye, parent);
 }
 
 /* The diagonal pair of a lower corner: X's bottom pixel of line sx (bit
@@ -399,18 +410,20 @@ __device__ __forceinline__ void
 merge_corner_item (const TileRecord *__restrict__ rec, long x_tile, int sx, long d_tile, int sd, int *parent)
 {
   const TileRecord *X = rec + x_tile, *D = rec + d_tile;
+  /* every load at once (merge_line_item) */
   const bool xw = (__ldg (&X->weak[sx]) >> (kTileH - 1)) & 1u, dw = __ldg (&D->weak[sd]) & 1u;
+  const bool xe = (__ldg (&X->edge[sx]) >> (kTileH - 1)) & 1u, de = __ldg (&D->edge[sd]) & 1u;
+  const int cx = __ldg (&X->comp[sx][kTileH - 1]), cd = __ldg (&D->comp[sd][0]);
   if (!xw && !dw)
     return;
-  const bool xe = (__ldg (&X->edge[sx]) >> (kTileH - 1)) & 1u, de = __ldg (&D->edge[sd]) & 1u;
   if (xw) {
-    const int nx = tile_node (x_tile, __ldg (&X->comp[sx][kTileH - 1]));
+    const int nx = tile_node (x_tile, cx);
     if (de)
       unite_strong (parent, nx);
     else if (dw)
-      unite_global (parent, nx, tile_node (d_tile, __ldg (&D->comp[sd][0])));
+      unite_global (parent, nx, tile_node (d_tile, cd));
   } else if (xe) {
-    unite_strong (parent, tile_node (d_tile, __ldg (&D->comp[sd][0])));
+    unite_strong (parent, tile_node (d_tile, cd));
   }
 }
 

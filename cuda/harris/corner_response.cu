@@ -126,11 +126,15 @@ struct Walker {
    * columns), pushed as the newest row. */
   __device__ __forceinline__ void push_row (float fdx, float fdy)
   {
-    float sxx = 0.f, sxy = 0.f, syy = 0.f;
+    /* OpenCV's sums start from 0; starting from the first term instead
+     * is the same float (0 + x = x for x >= +0, the squares), except that
+     * 0 + -0 = +0 where DxDy's first term is -0: b enters the response
+     * only as b * b (corner_response), so the response is unchanged */
+    float sxx = exact::fmul (fdx, fdx), sxy = exact::fmul (fdx, fdy), syy = exact::fmul (fdy, fdy);
 #pragma unroll
-    for (int t = 0; t < B; t++) {
-      const float ex = t ? __shfl_down_sync (kFull, fdx, t) : fdx;
-      const float ey = t ? __shfl_down_sync (kFull, fdy, t) : fdy;
+    for (int t = 1; t < B; t++) {
+      const float ex = __shfl_down_sync (kFull, fdx, t);
+      const float ey = __shfl_down_sync (kFull, fdy, t);
       sxx = exact::fadd (sxx, exact::fmul (ex, ex));
       sxy = exact::fadd (sxy, exact::fmul (ex, ey));
       syy = exact::fadd (syy, exact::fmul (ey, ey));
@@ -148,9 +152,9 @@ struct Walker {
 
   __device__ __forceinline__ float response (CornerMethod method, float k) const
   {
-    float sa = 0.f, sb = 0.f, sc = 0.f;
+    float sa = hxx[0], sb = hxy[0], sc = hyy[0]; /* from the first term, as in push_row */
 #pragma unroll
-    for (int t = 0; t < B; t++) {
+    for (int t = 1; t < B; t++) {
       sa = exact::fadd (sa, hxx[t]);
       sb = exact::fadd (sb, hxy[t]);
       sc = exact::fadd (sc, hyy[t]);
@@ -204,16 +208,25 @@ corner_response_kernel (Source src, ResponseArgs a)
 #pragma unroll
       for (int j = 0; j < KSIZE - 1; j++)
         wk.src[j + 1] = src (col, first - R + j); /* shifted into place below */
+      /* each row's source loaded one row ahead, before the row's store:
+       * the load's latency overlaps a row of arithmetic (loaded after the
+       * store, it could not start before it: the compiler keeps loads and
+       * stores that may alias in order). The last row loads itself again. */
+      int ahead = src (col, first + R);
       int yc = first;
       for (; yc < first + B - 1; yc++) {
-        wk.shift_in (src (col, yc + R));
+        const int row = ahead;
+        ahead = src (col, yc + 1 + R);
+        wk.shift_in (row);
         float fdx, fdy;
         wk.derivatives (a.scale, border, fix_lane, &fdx, &fdy);
         wk.push_row (fdx, fdy);
       }
 #pragma unroll 4
       for (; yc <= last; yc++) {
-        wk.shift_in (src (col, yc + R));
+        const int row = ahead;
+        ahead = src (col, min (yc + 1, last) + R);
+        wk.shift_in (row);
         float fdx, fdy;
         wk.derivatives (a.scale, border, fix_lane, &fdx, &fdy);
         wk.push_row (fdx, fdy);

@@ -693,7 +693,7 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
           b = clamp_shape (e->block, dev_, res);
           source = "table";
         } else {
-          b = clamp_shape (model_choose (dev_, res, k, width, height), dev_, res);
+          b = clamp_shape (model_shape (k, res, width, height), dev_, res);
           source = "table-miss:model";
           bool first = false;
           {
@@ -708,7 +708,7 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
         break;
       }
       case BlockSizing::Model:
-        b = clamp_shape (model_choose (dev_, res, k, width, height), dev_, res);
+        b = clamp_shape (model_shape (k, res, width, height), dev_, res);
         source = "model";
         break;
       case BlockSizing::Auto:
@@ -729,6 +729,40 @@ LaunchPolicy::choose (const KernelTraits & k, const KernelResources & res, long 
   if (observer_)
     observer_->on_launch (k, res, width, height, c);
   return c;
+}
+
+/* Everything model_choose reads of a kernel's traits and resources but
+ * the name (a field added to either belongs here too). */
+static bool
+same_model_inputs (const KernelTraits & a, const KernelResources & ra, const KernelTraits & b,
+    const KernelResources & rb)
+{
+  return a.static_block.x == b.static_block.x && a.static_block.y == b.static_block.y && a.two_d == b.two_d &&
+      a.items_per_thread_x == b.items_per_thread_x && a.items_per_thread_y == b.items_per_thread_y &&
+      a.halo_x == b.halo_x && a.halo_y == b.halo_y && a.fixed_block == b.fixed_block &&
+      a.load_bytes_per_item == b.load_bytes_per_item && a.store_bytes_per_item == b.store_bytes_per_item &&
+      a.barriers == b.barriers && a.neighbours_share_lines == b.neighbours_share_lines &&
+      ra.regs_per_thread == rb.regs_per_thread && ra.static_smem_bytes == rb.static_smem_bytes &&
+      ra.dynamic_smem_per_block == rb.dynamic_smem_per_block &&
+      ra.dynamic_smem_per_thread == rb.dynamic_smem_per_thread && ra.max_threads_per_block == rb.max_threads_per_block;
+}
+
+BlockShape
+LaunchPolicy::model_shape (const KernelTraits & k, const KernelResources & res, long width, long height) const
+{
+  constexpr size_t kModelMemoSize = 64;
+  std::lock_guard<std::mutex> g (model_lock_);
+  const char *name = k.name ? k.name : "";
+  for (const ModelAnswer & a : model_memo_)
+    if (a.width == width && a.height == height && same_model_inputs (a.traits, a.res, k, res) && a.name == name)
+      return a.block;
+  const BlockShape b = model_choose (dev_, res, k, width, height);
+  if (model_memo_.size () >= kModelMemoSize)
+    model_memo_.clear ();
+  KernelTraits traits = k;
+  traits.name = nullptr;
+  model_memo_.push_back ({ name, traits, res, width, height, b });
+  return b;
 }
 
 const char *

@@ -262,6 +262,8 @@ private:
   const BlockShape *forced_for (const char *kernel) const;
   const char *choose_auto (const KernelTraits & k, const KernelResources & res, long width, long height,
       BlockShape * b) const;
+  /* model_choose for this policy's device, remembered (model_memo_) */
+  BlockShape model_shape (const KernelTraits & k, const KernelResources & res, long width, long height) const;
 
   DeviceDescription dev_;
   BlockSizing mode_ = BlockSizing::Static;
@@ -274,6 +276,19 @@ private:
   /* Table misses already reported, so each is logged once. */
   mutable std::mutex miss_lock_;
   mutable std::set<std::tuple<std::string, long, long>> reported_misses_;
+  /* The model's answers by kernel, resources and size. The model searches
+   * every block size (microseconds of host time) and its answer depends on
+   * nothing else, so the launches of every frame after the first read it
+   * here; a few kernels and sizes an element, cleared when full. */
+  struct ModelAnswer {
+    std::string name; /* a copy: the traits' name need not outlive the call */
+    KernelTraits traits;
+    KernelResources res;
+    long width, height;
+    BlockShape block;
+  };
+  mutable std::mutex model_lock_;
+  mutable std::vector<ModelAnswer> model_memo_;
 };
 
 }  // namespace cudavision

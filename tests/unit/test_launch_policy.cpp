@@ -643,6 +643,53 @@ TEST (Policy, ModelMode)
       std::to_string (c.grid_x) + "x" + std::to_string (c.grid_y) + " (model)");
 }
 
+/* The model's answers are remembered per kernel, resources and size: a
+ * policy asked again and again, for kernels that differ in one field at a
+ * time, in its two modes that use the model, gives each time what the
+ * model gives that exact input. */
+TEST (Policy, RememberedModelAnswersMatchTheModel)
+{
+  const DeviceDescription dev = h100_sxm ();
+  std::vector<KernelTraits> kernels;
+  kernels.push_back (image_kernel ());
+  kernels.push_back (image_kernel (4));
+  KernelTraits other = image_kernel (4);
+  other.name = "test.other"; /* a name the others share nothing with */
+  kernels.push_back (other);
+  KernelTraits rows = image_kernel (4);
+  rows.items_per_thread_y = 4;
+  rows.load_bytes_per_item = 16;
+  rows.store_bytes_per_item = 1;
+  kernels.push_back (rows);
+  KernelTraits halo = rows;
+  halo.halo_x = 2;
+  halo.halo_y = 2;
+  halo.barriers = 3;
+  kernels.push_back (halo);
+  KernelTraits flat = flat_kernel ();
+  kernels.push_back (flat);
+  const KernelResources resources[] = { light (), heavy () };
+  const Size sizes[] = { { 1280, 720 }, { 1920, 1080 }, { 3840, 2160 }, { 33, 7 } };
+  for (BlockSizing mode : { BlockSizing::Model, BlockSizing::EmpiricalTable }) {
+    LaunchPolicy p (dev, mode);
+    for (int round = 0; round < 3; round++)
+      for (const KernelTraits & k : kernels)
+        for (const KernelResources & r : resources)
+          for (Size s : sizes) {
+            const BlockShape want = model_choose (dev, r, k, s.w, s.h);
+            const LaunchConfig c = p.choose (k, r, s.w, s.h);
+            EXPECT_EQ (c.block, want) << k.name << " " << s.w << "x" << s.h << " round " << round;
+          }
+  }
+  /* more kernels and sizes than the memory holds: still the model's */
+  LaunchPolicy p (dev, BlockSizing::Model);
+  for (int round = 0; round < 2; round++)
+    for (long w = 16; w < 16 + 100 * 24; w += 24) {
+      KernelTraits k = image_kernel (4);
+      EXPECT_EQ (p.choose (k, light (), w, 480).block, model_choose (dev, light (), k, w, 480));
+    }
+}
+
 TEST (Policy, FixedBlockInEveryMode)
 {
   KernelTraits k = image_kernel ();

@@ -28,7 +28,6 @@
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
 
 namespace cg = cooperative_groups;
 
@@ -223,13 +222,21 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
       double acc = 0;
       /* unrolled: the loads of several weak classifiers in flight at once
        * (the sum still adds them in order) */
-      if (kPatch && in_patch) {
-        /* stumps read their rectangles' corners from the node (laid out
-         * for this patch), trees compute them */
-        using Load = std::conditional_t<STUMPS, haar::PatchRectLoad, haar::PatchLoad>;
+      if (kPatch && in_patch && STUMPS) {
+        /* stumps read their rectangles' corners from their PatchNodes
+         * (laid out for this patch): node st.first + t at index a, 2 x 32
+         * words further each round of the lanes */
+        const haar::PatchWords words (patch);
+        unsigned a = haar::patch_node_word (st.first + lane);
+#pragma unroll 4
+        for (int t = lane; t < st.count; t += LANES, a += 64u)
+          acc = haar::dadd (acc, (double) haar::patch_stump_value (c.patch_nodes, c.patch_rect2s, a, words, norm));
+      } else if (kPatch && in_patch) {
+        /* trees compute their corners */
 #pragma unroll 4
         for (int t = lane; t < st.count; t += LANES)
-          acc = haar::dadd (acc, (double) haar::weak_value<STUMPS, Load> (c, st.first + t, patch, patch_pitch, norm));
+          acc = haar::dadd (acc,
+              (double) haar::weak_value<STUMPS, haar::PatchLoad> (c, st.first + t, patch, patch_pitch, norm));
       } else {
 #pragma unroll 4
         for (int t = lane; t < st.count; t += LANES)

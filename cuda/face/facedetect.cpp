@@ -78,6 +78,8 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
     s = upload (roots_, c.roots, stream);
   if (s.ok ())
     s = upload (leaves_, c.leaves, stream);
+  if (s.ok ())
+    s = upload (patch_nodes_, c.patch_words, stream);
   if (!s.ok ())
     return s;
   CV_CUDA_TRY (cudaStreamSynchronize (stream));
@@ -86,6 +88,7 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
   window_width_ = c.window_width;
   window_height_ = c.window_height;
   patch_pitch_ = c.patch_pitch;
+  patch_rect2_word_ = c.patch_rect2_word;
   nstages_ = (int) c.stages.size ();
   plan_.levels.clear ();  /* the window size may have changed */
   return {};
@@ -214,7 +217,8 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
       return r;
   }
   const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
-    leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_ };
+    leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_, patch_nodes_.as<haar::NodeWord> (),
+    reinterpret_cast<const uint32_t *> (patch_nodes_.as<haar::NodeWord> () + patch_rect2_word_) };
   const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
   /* lanes per window: a power of two up to a warp, one where the
    * cascade's stage sums could round differently in another order */
@@ -605,9 +609,9 @@ FaceDetector::draw (const Canvas & canvas, const std::vector<FaceRect> & boxes, 
 void
 FaceDetector::release ()
 {
-  for (DeviceBuffer * b : { &nodes_, &stages_, &roots_, &leaves_, &levels_, &sum_, &sq_, &image_, &carries_,
-           &lists_[0], &lists_[1], &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_,
-           &luma_, &dargs_ })
+  for (DeviceBuffer *b :
+      { &nodes_, &stages_, &roots_, &leaves_, &patch_nodes_, &levels_, &sum_, &sq_, &image_, &carries_, &lists_[0],
+          &lists_[1], &keys_, &state_, &parent_, &sort_scratch_, &rects_, &edges_, &merge_, &boxes_, &luma_, &dargs_ })
     b->reset ();
   host_state_.reset ();
   args_.reset ();

@@ -136,6 +136,31 @@ CV_HD unsigned node_word (int i)
   return (unsigned) i + 64u * ((unsigned) i >> 5);
 }
 
+/* The deep kernel's own nodes (stumps of a cascade with a patch pitch):
+ * only what it reads through the window patch, two 16-byte words a node,
+ * tiled like the nodes (word k of node i at patch_node_word (i) + 32 k):
+ *   word A: patch rectangles 0 and 1 (patch_rect), weights 0 and 1;
+ *   word B: threshold, left_val, right_val, weight 2;
+ * and rectangle 2's corners in an array of 4-byte words of their own, at
+ * the same index patch_node_word (i) (every other run of 32 unused), read
+ * only where weight 2 is not 0: one index, advanced by 64 a round of the
+ * lanes, addresses all three. The Node's word 0 holds weight 0 at
+ * its end, beside rectangles the patch path does not need: its lanes
+ * read 4 bytes 16 apart, a quarter of each sector (93% of the deep
+ * kernel's excessive L2 sectors, H200), and a 2-rectangle feature took
+ * three loads where these take two. */
+struct PatchNode {
+  uint32_t rect[3]; /* patch_rect () */
+  float weight[3];
+  float threshold, left_val, right_val;
+};
+
+CV_HD unsigned
+patch_node_word (int i)
+{
+  return (unsigned) i + 32u * ((unsigned) i >> 5);
+}
+
 /* Device or host arrays of a compiled cascade. */
 struct CascadeView {
   const NodeWord *nodes; /* tiled: node_word () */
@@ -149,6 +174,10 @@ struct CascadeView {
    * apart. 0: none (trees read a patch through their rectangles, at
    * patch_pitch_of ()). */
   int patch_pitch;
+  /* patch_pitch > 0: the deep kernel's nodes (PatchNode), tiled
+   * (patch_node_word ()), and their rectangles 2 (at the same index) */
+  const NodeWord *patch_nodes;
+  const uint32_t *patch_rect2s;
 };
 
 /* The row pitch of a view's window patches: its own, else (W + 1) | 1,
@@ -200,11 +229,18 @@ struct CompiledCascade {
   bool sums_exact = false;
   /* CascadeView::patch_pitch (arrange_patch_layout) */
   int patch_pitch = 0;
+  /* patch_pitch > 0: the nodes as PatchNodes, their words A and B tiled
+   * (patch_node_word ()), then from word patch_rect2_word on their
+   * rectangles 2, 4 bytes each at the same index */
+  std::vector<NodeWord> patch_words;
+  size_t patch_rect2_word = 0;
 
   CascadeView view () const
   {
+    const bool patch = patch_pitch > 0 && !patch_words.empty ();
     return { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
-      window_height, patch_pitch };
+      window_height, patch_pitch, patch ? patch_words.data () : nullptr,
+      patch ? reinterpret_cast<const uint32_t *> (patch_words.data () + patch_rect2_word) : nullptr };
   }
 };
 
@@ -310,6 +346,27 @@ compile_cascade (const HaarCascade & c, bool arrange = true)
     for (size_t k = 0; k < 3; k++)
       std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&out.nodes[i]) + 16 * k,
           16);
+  if (out.patch_pitch > 0) {
+    /* the deep kernel's PatchNodes: the same fields, copied bit for bit */
+    out.patch_rect2_word = 2 * 32 * ((n + 31) / 32);
+    out.patch_words.assign (out.patch_rect2_word + out.patch_rect2_word / 4, NodeWord {});
+    uint32_t *rect2 = reinterpret_cast<uint32_t *> (out.patch_words.data () + out.patch_rect2_word);
+    for (size_t i = 0; i < n; i++) {
+      const Node & nd = out.nodes[i];
+      const uint32_t r0 = patch_rect (nd, 0), r1 = patch_rect (nd, 1);
+      NodeWord & a = out.patch_words[patch_node_word ((int) i)];
+      NodeWord & b = out.patch_words[patch_node_word ((int) i) + 32];
+      std::memcpy (&a.w[0], &r0, 4);
+      std::memcpy (&a.w[1], &r1, 4);
+      std::memcpy (&a.w[2], &nd.weight[0], 4);
+      std::memcpy (&a.w[3], &nd.weight[1], 4);
+      std::memcpy (&b.w[0], &nd.threshold, 4);
+      std::memcpy (&b.w[1], &nd.left_val, 4);
+      std::memcpy (&b.w[2], &nd.right_val, 4);
+      std::memcpy (&b.w[3], &nd.weight[2], 4);
+      rect2[patch_node_word ((int) i)] = patch_rect (nd, 2);
+    }
+  }
   return out;
 }
 
@@ -342,6 +399,33 @@ CV_HD Stage load_stage (const Stage *p)
 #endif
 }
 template <typename T> CV_HD T load_ro (const T *p) { return CV_HD_PICK (__ldg (p), *p); }
+
+/* PatchNode i but its rectangle 2 (patch_stump_value reads that where
+ * it is used) from its word A (patch_nodes + patch_node_word (i)): two
+ * 16-byte loads, each contiguous over a warp's 32 consecutive nodes. */
+CV_HD PatchNode
+load_patch_node (const NodeWord *a)
+{
+  PatchNode n;
+  uint32_t w[8];
+#ifdef __CUDA_ARCH__
+  const uint4 wa = __ldg (reinterpret_cast<const uint4 *> (a)), wb = __ldg (reinterpret_cast<const uint4 *> (a + 32));
+  w[0] = wa.x, w[1] = wa.y, w[2] = wa.z, w[3] = wa.w, w[4] = wb.x, w[5] = wb.y, w[6] = wb.z, w[7] = wb.w;
+#else
+  std::memcpy (w, a, 16);
+  std::memcpy (w + 4, a + 32, 16);
+#endif
+  n.rect[0] = w[0];
+  n.rect[1] = w[1];
+  std::memcpy (&n.weight[0], &w[2], 4);
+  std::memcpy (&n.weight[1], &w[3], 4);
+  std::memcpy (&n.threshold, &w[4], 4);
+  std::memcpy (&n.left_val, &w[5], 4);
+  std::memcpy (&n.right_val, &w[6], 4);
+  std::memcpy (&n.weight[2], &w[7], 4);
+  n.rect[2] = 0;
+  return n;
+}
 
 /* ---- One window ---- */
 
@@ -405,6 +489,59 @@ CV_HD int node_rect_sum (const uint32_t *sum, int pitch, const Node & n, int r)
   }
 }
 
+/* A window patch as patch_stump_value reads it, word by word. On the
+ * device a shared-memory byte address: a corner's address is then one
+ * shift-and-add onto it (the warp's patch in a register of its own), where
+ * the compiler added the warp's offset to every corner's index before
+ * scaling it onto the patches' base (12 instructions a rectangle, now 9).
+ * The loads are volatile, so that they stay between the barriers that
+ * bound the patch's lifetime, as plain loads of it did. */
+struct PatchWords {
+#ifdef __CUDA_ARCH__
+  unsigned base;
+  __device__ explicit PatchWords (const uint32_t *patch) : base ((unsigned) __cvta_generic_to_shared (patch)) {}
+  __device__ __forceinline__ uint32_t operator() (unsigned word) const
+  {
+    /* the address in the asm: in C++ the compiler turned the first
+     * corner's (p & 0x3ff) * 4 into (p << 2) & 0xffc, which no
+     * multiply-add or shift-and-add takes */
+    uint32_t v;
+    asm volatile("{\n\t.reg .u32 a;\n\tmad.lo.u32 a, %1, 4, %2;\n\tld.shared.u32 %0, [a];\n\t}"
+                 : "=r"(v)
+                 : "r"(word), "r"(base));
+    return v;
+  }
+#else
+  const uint32_t *base;
+  explicit PatchWords (const uint32_t *patch) : base (patch) {}
+  uint32_t operator() (unsigned word) const { return base[word]; }
+#endif
+};
+
+/* A rectangle's sum from the corners `p` packs (patch_rect): node_rect_sum
+ * with PatchRectLoad, the same words in the same uint32 expression. */
+CV_HD int
+patch_rect_sum (const PatchWords & words, uint32_t p)
+{
+  const PatchCorners c = unpack_patch_rect (p);
+  return (int) (words (c.o) - words (c.o + c.d1) - words (c.o + c.d2) + words (c.o + c.d1 + c.d2));
+}
+
+/* weak_value of a stump through the window patch, from the PatchNode at
+ * `a` (patch_node_word (i)) of CascadeView::patch_nodes and patch_rect2s:
+ * feature_value's float operations in its order, on the same sums and
+ * fields, then the stump's side. */
+CV_HD float
+patch_stump_value (const NodeWord *nodes, const uint32_t *rect2s, unsigned a, const PatchWords & words, float norm)
+{
+  const PatchNode n = load_patch_node (nodes + a);
+  float ret = fadd (fmul (n.weight[0], (float) patch_rect_sum (words, n.rect[0])),
+      fmul (n.weight[1], (float) patch_rect_sum (words, n.rect[1])));
+  if (n.weight[2] != 0.f)
+    ret = fadd (ret, fmul (n.weight[2], (float) patch_rect_sum (words, load_ro (rect2s + a))));
+  return fmul (ret, norm) < n.threshold ? n.left_val : n.right_val;
+}
+
 /* HaarEvaluator::setWindow: the variance normalization factor of the
  * window's inner (1, 1, W-2, H-2) rectangle; false when OpenCV rejects the
  * window (flat: standard deviation of 10 grey levels or less). */
@@ -442,7 +579,10 @@ CV_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float
 template <bool STUMPS, typename Load = GlobalLoad>
 CV_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, int pitch, float norm)
 {
-  if (STUMPS) {
+  if constexpr (STUMPS && Load::kPatchRects) {
+    /* the deep kernel's nodes (CascadeView::patch_nodes) */
+    return patch_stump_value (c.patch_nodes, c.patch_rect2s, patch_node_word (tree), PatchWords (sum), norm);
+  } else if (STUMPS) {
     const Node n = load_node (c.nodes, tree);
     return feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
   }

@@ -206,10 +206,23 @@ TEST (PatchLayout, EachStageIsAPermutationOfOpenCVs)
       }
     }
     EXPECT_EQ (std::count (seen.begin (), seen.end (), 1), (long) seen.size ()) << file;
-    /* and the kernels' tiles hold the arranged nodes */
+    /* and the kernels' tiles hold the arranged nodes, the deep kernel's
+     * PatchNodes their fields bit for bit */
+    const haar::CascadeView av = arranged.view ();
+    ASSERT_NE (av.patch_nodes, nullptr) << file;
     for (size_t i = 0; i < arranged.nodes.size (); i++) {
       const haar::Node n = haar::load_node (arranged.node_words.data (), (int) i);
       ASSERT_EQ (std::memcmp (&n, &arranged.nodes[i], sizeof n), 0) << file << " node " << i;
+      const unsigned a = haar::patch_node_word ((int) i);
+      haar::PatchNode pn = haar::load_patch_node (av.patch_nodes + a);
+      pn.rect[2] = av.patch_rect2s[a];
+      for (int r = 0; r < 3; r++) {
+        EXPECT_EQ (pn.rect[r], haar::patch_rect (n, r)) << file << " node " << i;
+        EXPECT_EQ (bits (pn.weight[r]), bits (n.weight[r])) << file << " node " << i;
+      }
+      EXPECT_EQ (bits (pn.threshold), bits (n.threshold)) << file << " node " << i;
+      EXPECT_EQ (bits (pn.left_val), bits (n.left_val)) << file << " node " << i;
+      EXPECT_EQ (bits (pn.right_val), bits (n.right_val)) << file << " node " << i;
     }
   }
 }

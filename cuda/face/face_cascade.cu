@@ -28,6 +28,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 namespace cg = cooperative_groups;
 
@@ -55,7 +56,9 @@ locate (const LevelDesc *levels, const BatchMap & windows, unsigned index)
   w.level = windows.level_of ((int) index);
   const LevelDesc & L = levels[w.level];
   const int local = (int) index - windows.begin[w.level];
-  w.gy = local / L.grid_x;
+  /* rows of grid_x windows (make_batch_map's row): the division by a
+   * multiply-high, exact for every unit (facedetect::divide) */
+  w.gy = facedetect::divide (local, windows.row[w.level]);
   w.gx = local - w.gy * L.grid_x;
   w.offset = L.offset + (size_t) (w.gy * L.step) * L.pitch + (size_t) (w.gx * L.step);
   return w;
@@ -70,6 +73,14 @@ frame_key (const LevelDesc & L, const Window & w)
       haar::round_f (haar::fmul ((float) (w.gy * L.step), L.scale)), L.index, L.key_x_shift, L.key_y_shift);
 }
 
+/* Whether the front kernel reads stumps' shared corners once (haar::
+ * SharedCornerLoad), as the stages rounds do. Off: it then takes 38
+ * registers instead of 32 (48 warps an SM instead of 64; capped at 32,
+ * 16 bytes spill), for 16 of its 200 corner loads (default cascade,
+ * stages 0-1) in a kernel that is 75% issue-bound (H200 profile). To be
+ * measured on a GPU before it is turned on. */
+constexpr bool kFrontSharedCorners = false;
+
 template <bool STUMPS>
 __global__ void
 front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap blocks, BatchMap windows,
@@ -79,8 +90,9 @@ front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMa
   const int li = blocks.level_of (blockIdx.x);
   const LevelDesc & L = levels[li];
   const int b = blockIdx.x - blocks.begin[li];
+  /* rows of nbx blocks (launch_front's map) */
   const int nbx = (L.grid_x + blockDim.x - 1) / blockDim.x;
-  const int by = b / nbx, bx = b - by * nbx;
+  const int by = facedetect::divide (b, blocks.row[li]), bx = b - by * nbx;
   const int gx = bx * blockDim.x + threadIdx.x, gy = by * blockDim.y + threadIdx.y;
   if (gx >= L.grid_x || gy >= L.grid_y)
     return;
@@ -89,7 +101,8 @@ front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMa
   const uint32_t *ws = haar::window_base (sum + o);
   if (!haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm))
     return;
-  if (haar::eval_stages<STUMPS> (c, ws, L.pitch, norm, 0, last) != 1)
+  using Load = std::conditional_t<kFrontSharedCorners, haar::SharedCornerLoad, haar::GlobalLoad>;
+  if (haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, last) != 1)
     return;
   coalesced_append (out, out_count, out_capacity,
       make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), __float_as_uint (norm)));
@@ -238,9 +251,11 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
           acc = haar::dadd (acc,
               (double) haar::weak_value<STUMPS, haar::PatchLoad> (c, st.first + t, patch, patch_pitch, norm));
       } else {
+        /* the rounds: shared corners read once (haar::SharedCornerLoad) */
+        using Load = std::conditional_t<FINAL, haar::GlobalLoad, haar::SharedCornerLoad>;
 #pragma unroll 4
         for (int t = lane; t < st.count; t += LANES)
-          acc = haar::dadd (acc, (double) haar::weak_value<STUMPS> (c, st.first + t, ws, L.pitch, norm));
+          acc = haar::dadd (acc, (double) haar::weak_value<STUMPS, Load> (c, st.first + t, ws, L.pitch, norm));
       }
 #pragma unroll
       for (int o = LANES / 2; o > 0; o >>= 1)
@@ -391,9 +406,11 @@ launch_front (const haar::CascadeView & cascade, bool stumps, const BatchView & 
   LaunchConfig c = policy.choose (t, cached_resources (kernel), hc.frame_width, hc.frame_height);
   c.block = { 32, std::max (1u, c.block.threads () / 32) };
   const int bx = (int) c.block.x, by = (int) c.block.y;
-  const BatchMap blocks = make_batch_map (*b.plan, *b.batch,
-      [bx, by] (const LevelDesc & d) { return ((d.grid_x + bx - 1) / bx) * ((d.grid_y + by - 1) / by); });
-  const BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
+  const BatchMap blocks = make_batch_map (
+      *b.plan, *b.batch,
+      [bx, by] (const LevelDesc & d) { return ((d.grid_x + bx - 1) / bx) * ((d.grid_y + by - 1) / by); },
+      [bx] (const LevelDesc & d) { return (d.grid_x + bx - 1) / bx; });
+  const BatchMap windows = window_map (*b.plan, *b.batch);
   if (blocks.total () == 0)
     return {};
   c.grid_x = (unsigned) blocks.total ();
@@ -439,7 +456,7 @@ launch_list (const KernelTraits & t, const haar::CascadeView & cascade, bool stu
                               : round_grid (kernel, c.block.threads (), policy.device ());
   c.grid_x = std::min (grid, std::max (1u, (in.capacity + per_block - 1) / per_block));
   c.grid_y = 1;
-  BatchMap windows = make_batch_map (*b.plan, *b.batch, [] (const LevelDesc & d) { return d.grid_x * d.grid_y; });
+  BatchMap windows = window_map (*b.plan, *b.batch);
   haar::CascadeView view = cascade;
   const LevelDesc *levels = b.levels;
   const uint32_t *sum = b.sum, *sq = b.sq;

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 
@@ -102,7 +103,8 @@ struct alignas (16) Node {
   float threshold;
   /* trees: >= 0 the next node (absolute index), < 0 leaf -(value + 1);
    * stumps of a cascade with a patch pitch: rectangles 0 and 1 in the
-   * deep kernel's window patch (patch_rect) */
+   * deep kernel's window patch (patch_rect). In the kernels' tiles a
+   * stump's `left` is its corner_code () instead (tiled_node). */
   int left, right;
   /* stumps: the two leaf values */
   float left_val, right_val;
@@ -110,6 +112,60 @@ struct alignas (16) Node {
   uint32_t patch_rect2;
 };
 static_assert (sizeof (Node) == 48, "Node must stay three 16-byte words");
+
+/* Which corners a stump's rectangles share, for the kernels that read
+ * them from the integral (front, stages rounds): OpenCV's edge features
+ * are a rectangle and its half, which share the half's outer side (two
+ * corners), and those two words are then read once. The code also says
+ * whether the feature has a third rectangle (weight 2 != 0, which the
+ * code replaces as the branch's test), so that a feature without shared
+ * corners takes one test, as before. On the default frontal face cascade
+ * 16 of 200 corner loads of stages 0-1 and 42 of 500 of stages 2-3 go.
+ * Rectangles 0 and 1 as the node holds them (maybe swapped: the sharing
+ * is symmetric). */
+enum CornerCode : int {
+  kCornersTwo = 0,   /* two rectangles, no corner shared */
+  kCornersThree = 1, /* a third rectangle (weight 2 != 0) */
+  kShareLeft = 2,    /* rectangle 1's left column (top-left, bottom-left) is rectangle 0's */
+  kShareRight = 3,   /* top-right, bottom-right */
+  kShareTop = 4,     /* top-left, top-right */
+  kShareBottom = 5,  /* bottom-left, bottom-right */
+};
+
+/* A stump's CornerCode, from its rectangles as the node holds them. */
+inline int
+corner_code (const Node & n)
+{
+  if (n.weight[2] != 0.f)
+    return kCornersThree;
+  const int x0 = n.rect[0][0], y0 = n.rect[0][1], r0 = x0 + n.rect[0][2], b0 = y0 + n.rect[0][3];
+  const int x1 = n.rect[1][0], y1 = n.rect[1][1], r1 = x1 + n.rect[1][2], b1 = y1 + n.rect[1][3];
+  if (y0 == y1 && b0 == b1) {
+    if (x0 == x1)
+      return kShareLeft;
+    if (r0 == r1)
+      return kShareRight;
+  }
+  if (x0 == x1 && r0 == r1) {
+    if (y0 == y1)
+      return kShareTop;
+    if (b0 == b1)
+      return kShareBottom;
+  }
+  return kCornersTwo;
+}
+
+/* A node as the kernels' tiles hold it: a stump's `left` (read by no
+ * kernel: the deep kernel's patch corners are its PatchNode's) is its
+ * corner_code. */
+inline Node
+tiled_node (const Node & n, bool stump)
+{
+  Node t = n;
+  if (stump)
+    t.left = corner_code (n);
+  return t;
+}
 
 struct alignas (16) Stage {
   int first;   /* first tree (== first node for stumps) */
@@ -135,6 +191,8 @@ CV_HD unsigned node_word (int i)
 {
   return (unsigned) i + 64u * ((unsigned) i >> 5);
 }
+
+/* ---- The deep kernel's nodes ---- */
 
 /* The deep kernel's own nodes (stumps of a cascade with a patch pitch):
  * only what it reads through the window patch, two 16-byte words a node,
@@ -342,10 +400,11 @@ compile_cascade (const HaarCascade & c, bool arrange = true)
     arrange_patch_layout (out, arrange);
   const size_t n = out.nodes.size ();
   out.node_words.resize (3 * 32 * ((n + 31) / 32));
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
+    const Node t = tiled_node (out.nodes[i], out.stumps);
     for (size_t k = 0; k < 3; k++)
-      std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&out.nodes[i]) + 16 * k,
-          16);
+      std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&t) + 16 * k, 16);
+  }
   if (out.patch_pitch > 0) {
     /* the deep kernel's PatchNodes: the same fields, copied bit for bit */
     out.patch_rect2_word = 2 * 32 * ((n + 31) / 32);
@@ -449,6 +508,12 @@ struct GlobalLoad {
   static constexpr bool kPatchRects = false;
   CV_HD uint32_t operator() (const uint32_t *p) const { return load_ro (p); }
 };
+/* GlobalLoad for stumps whose nodes come from the kernels' tiles
+ * (tiled_node): shared corners read once (stump_feature_value). The
+ * front and stages kernels' (L1-bound); the deep kernel keeps GlobalLoad
+ * outside its patch (rarely used there, and the branches cost it spills
+ * under its 48 registers). */
+struct SharedCornerLoad : GlobalLoad {};
 struct PatchLoad {
   static constexpr bool kPatchRects = false;
   CV_HD uint32_t operator() (const uint32_t *p) const { return *p; }
@@ -574,6 +639,45 @@ CV_HD float feature_value (const Node & n, const uint32_t *sum, int pitch, float
   return fmul (ret, norm);
 }
 
+/* feature_value of a stump from the integral (GlobalLoad) as the kernels'
+ * tiles hold it (tiled_node): the corners its rectangles share
+ * (corner_code) read once. Every rectangle's sum is rect_sum's uint32
+ * expression over the same four words (a shared word is the one the
+ * other rectangle read at the same address), its float operations
+ * feature_value's, in its order. */
+CV_HD float
+stump_feature_value (const Node & n, const uint32_t *w, int pitch, float norm)
+{
+  const int code = n.left;
+  if (code <= kCornersThree)
+    return feature_value (n, w, pitch, norm);
+  const GlobalLoad load {};
+  const unsigned a0 = (unsigned) (n.rect[0][1] * pitch + n.rect[0][0]);
+  const unsigned b0 = a0 + (unsigned) (n.rect[0][3] * pitch);
+  const unsigned a1 = (unsigned) (n.rect[1][1] * pitch + n.rect[1][0]);
+  const unsigned b1 = a1 + (unsigned) (n.rect[1][3] * pitch);
+  const unsigned w0 = (unsigned) n.rect[0][2], w1 = (unsigned) n.rect[1][2];
+  const uint32_t tl = load (w + a0), tr = load (w + a0 + w0), bl = load (w + b0), br = load (w + b0 + w0);
+  uint32_t tl1 = tl, tr1 = tr, bl1 = bl, br1 = br;
+  if (code == kShareLeft) {
+    tr1 = load (w + a1 + w1);
+    br1 = load (w + b1 + w1);
+  } else if (code == kShareRight) {
+    tl1 = load (w + a1);
+    bl1 = load (w + b1);
+  } else if (code == kShareTop) {
+    bl1 = load (w + b1);
+    br1 = load (w + b1 + w1);
+  } else {
+    tl1 = load (w + a1);
+    tr1 = load (w + a1 + w1);
+  }
+  /* two rectangles (weight 2 is 0): feature_value's operations */
+  return fmul (fadd (fmul (n.weight[0], (float) (int) (tl - tr - bl + br)),
+                   fmul (n.weight[1], (float) (int) (tl1 - tr1 - bl1 + br1))),
+      norm);
+}
+
 /* The leaf value one weak classifier gives a window (the stump's side, or
  * the leaf its tree walk ends in). */
 template <bool STUMPS, typename Load = GlobalLoad>
@@ -582,6 +686,10 @@ CV_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, in
   if constexpr (STUMPS && Load::kPatchRects) {
     /* the deep kernel's nodes (CascadeView::patch_nodes) */
     return patch_stump_value (c.patch_nodes, c.patch_rect2s, patch_node_word (tree), PatchWords (sum), norm);
+  } else if (STUMPS && std::is_same_v<Load, SharedCornerLoad>) {
+    /* from the integral: the tiles' corner codes (tiled_node) */
+    const Node n = load_node (c.nodes, tree);
+    return stump_feature_value (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;
   } else if (STUMPS) {
     const Node n = load_node (c.nodes, tree);
     return feature_value<Load> (n, sum, pitch, norm) < n.threshold ? n.left_val : n.right_val;

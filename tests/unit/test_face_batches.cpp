@@ -13,6 +13,8 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <functional>
+#include <random>
 #include <set>
 
 using namespace cudavision;
@@ -125,6 +127,78 @@ TEST (FaceBatches, LevelOfFindsTheOwningLevel)
     EXPECT_EQ (m.level_of ((first + last) / 2), l);
   }
   EXPECT_EQ (m.total (), (int) plan.batches[0].windows);
+}
+
+/* BatchMap::level_of (its bucket table, then a search between two
+ * levels) against the binary search over every level, and the rows'
+ * division by a multiply-high (facedetect::divide) against the integer
+ * division, for every unit of every batch: the cascade kernels' maps of
+ * windows (rows of grid_x) and front blocks (rows of the blocks across a
+ * level, 32 windows wide, 1 to 8 rows of windows tall), at frame sizes
+ * from 32x24 to 4K, with scale factors 1.1 and 1.05, and with small batch
+ * caps (many batches: maps that start at a later level). */
+TEST (FaceBatches, LevelOfAndRowDivisionAreExact)
+{
+  struct Frame {
+    int w, h;
+    double scale;
+    size_t cap;
+  };
+  const Frame frames[] = { { 32, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
+    { 1280, 720, 1.1, kBatchIntegralBytes }, { 1920, 1080, 1.1, kBatchIntegralBytes },
+    { 1921, 1079, 1.05, kBatchIntegralBytes }, { 3840, 2160, 1.1, kBatchIntegralBytes },
+    { 1920, 1080, 1.1, size_t (4) << 20 }, { 777, 555, 1.2, size_t (1) << 20 } };
+  long checked = 0;
+  for (const Frame & f : frames) {
+    FaceDetectParams p;
+    p.scale_factor = f.scale;
+    const FacePlan plan = plan_face_batches (plan_face_levels (f.w, f.h, 24, 24, p), f.w, f.h, f.cap);
+    for (const FaceBatch & b : plan.batches) {
+      std::vector<std::pair<BatchMap, std::function<int (const LevelDesc &)>>> maps;
+      maps.emplace_back (window_map (plan, b), [] (const LevelDesc & d) { return d.grid_x; });
+      for (int by : { 1, 3, 8 }) {
+        auto across = [] (const LevelDesc & d) { return (d.grid_x + 31) / 32; };
+        maps.emplace_back (make_batch_map (
+                               plan, b,
+                               [by, across] (const LevelDesc & d) { return across (d) * ((d.grid_y + by - 1) / by); },
+                               across),
+            across);
+      }
+      for (const auto & [m, row] : maps) {
+        for (int u = 0; u < m.total (); u++) {
+          const int l = m.level_of (u);
+          ASSERT_EQ (l, m.level_of_searched (u)) << f.w << "x" << f.h << " unit " << u;
+          const int local = u - m.begin[l], n = row (plan.descs[b.first + l]);
+          ASSERT_EQ (divide (local, m.row[l]), local / n) << f.w << "x" << f.h << " unit " << u << " / " << n;
+        }
+        checked += m.total ();
+      }
+    }
+  }
+  EXPECT_GT (checked, 10000000);
+}
+
+/* facedetect::divide over an int's whole range of dividends: every
+ * divisor up to 4096 at the dividends where rounding is closest (around
+ * the multiples of the divisor, and the largest), then random pairs. */
+TEST (FaceBatches, RowDivisorIsExactForEveryInt)
+{
+  auto check = [] (int n, int d, const RowDivisor & r) { ASSERT_EQ (divide (n, r), n / d) << n << " / " << d; };
+  for (int d = 1; d <= 4096; d++) {
+    const RowDivisor r = row_divisor (d);
+    for (int n = 0; n < 3 * d; n++)
+      check (n, d, r);
+    for (long long q = INT32_MAX / d - 2; q <= INT32_MAX / d; q++)
+      for (long long n = q * d - 1; n <= q * d + 1 && n <= INT32_MAX; n++)
+        if (n >= 0)
+          check ((int) n, d, r);
+    check (INT32_MAX, d, r);
+  }
+  std::mt19937 rng (11);
+  for (int i = 0; i < 2000000; i++) {
+    const int d = (int) (rng () % (i & 1 ? 0x7fffffffu : 1u << 16)) + 1, n = (int) (rng () & 0x7fffffffu);
+    check (n, d, row_divisor (d));
+  }
 }
 
 /* The keys' layout follows the frame: fields read back as written, the

@@ -78,7 +78,7 @@ emulate_integral (const cv::Mat & img, std::vector<uint32_t> & sum, std::vector<
 }
 
 /* One window through the cascade as the kernels read it (eval_window's
- * result): the first stage from the integral; then, for a stump cascade
+ * result): the first stages from the integral; then, for a stump cascade
  * laid out for the deep kernel's patches (compile_cascade: its stages'
  * weak classifiers permuted, rectangles and corners rearranged), the rest
  * from the window's patch at the corners the nodes hold, as the deep
@@ -94,14 +94,19 @@ emulate_window (const haar::CompiledCascade & cc, const haar::CascadeView & v, c
   float norm;
   if (!haar::window_norm (rs, rq, pitch, cc.window_width, cc.window_height, &norm))
     return -1;
-  const int first = haar::eval_stages<true> (v, rs, pitch, norm, 0, 1);
+  /* the first stages as the front and stages kernels read them (shared
+   * corners once: SharedCornerLoad), as many as the default schedule
+   * gives them */
+  const int integral_stages = std::min (4, v.nstages);
+  const int first = haar::eval_stages<true, haar::SharedCornerLoad> (v, rs, pitch, norm, 0, integral_stages);
   if (first != 1)
     return first;
   patch.assign ((size_t) cc.patch_pitch * (cc.window_height + 1), 0);
   for (int y = 0; y <= cc.window_height; y++)
     std::copy (rs + (size_t) y * pitch, rs + (size_t) y * pitch + cc.window_width + 1,
         patch.begin () + (size_t) y * cc.patch_pitch);
-  return haar::eval_stages<true, haar::PatchRectLoad> (v, patch.data (), cc.patch_pitch, norm, 1, v.nstages);
+  return haar::eval_stages<true, haar::PatchRectLoad> (v, patch.data (), cc.patch_pitch, norm, integral_stages,
+      v.nstages);
 }
 
 /* The cascade kernels over every window of every level (not clipped). */

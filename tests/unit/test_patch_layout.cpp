@@ -206,13 +206,16 @@ TEST (PatchLayout, EachStageIsAPermutationOfOpenCVs)
       }
     }
     EXPECT_EQ (std::count (seen.begin (), seen.end (), 1), (long) seen.size ()) << file;
-    /* and the kernels' tiles hold the arranged nodes, the deep kernel's
-     * PatchNodes their fields bit for bit */
+    /* and the kernels' tiles hold the arranged nodes (their `left` the
+     * corner code: tiled_node), the deep kernel's PatchNodes their fields
+     * bit for bit */
     const haar::CascadeView av = arranged.view ();
     ASSERT_NE (av.patch_nodes, nullptr) << file;
     for (size_t i = 0; i < arranged.nodes.size (); i++) {
-      const haar::Node n = haar::load_node (arranged.node_words.data (), (int) i);
-      ASSERT_EQ (std::memcmp (&n, &arranged.nodes[i], sizeof n), 0) << file << " node " << i;
+      const haar::Node t = haar::load_node (arranged.node_words.data (), (int) i);
+      const haar::Node tiled = haar::tiled_node (arranged.nodes[i], true);
+      ASSERT_EQ (std::memcmp (&t, &tiled, sizeof t), 0) << file << " node " << i;
+      const haar::Node & n = arranged.nodes[i];
       const unsigned a = haar::patch_node_word ((int) i);
       haar::PatchNode pn = haar::load_patch_node (av.patch_nodes + a);
       pn.rect[2] = av.patch_rect2s[a];
@@ -284,8 +287,13 @@ TEST (PatchLayout, FeaturesKeepOpenCVsValues)
         const float from_patch =
             haar::feature_value<haar::PatchRectLoad> (a, patch.data (), arranged.patch_pitch, norm);
         const float from_integral = haar::feature_value (a, window, pitch, norm);
+        /* the front and stages kernels' reading: shared corners once */
+        const float shared = haar::stump_feature_value (haar::tiled_node (a, true), window, pitch, norm);
+        const float shared_plain = haar::stump_feature_value (haar::tiled_node (p, true), window, pitch, norm);
         ASSERT_EQ (bits (from_patch), bits (want)) << file << " node " << i << " trial " << trial;
         ASSERT_EQ (bits (from_integral), bits (want)) << file << " node " << i << " trial " << trial;
+        ASSERT_EQ (bits (shared), bits (want)) << file << " node " << i << " trial " << trial;
+        ASSERT_EQ (bits (shared_plain), bits (want)) << file << " node " << i << " trial " << trial;
         /* the rectangles: the same sums, rectangles 0 and 1 maybe traded */
         const bool swapped = std::memcmp (a.rect[0], p.rect[0], 4) != 0 || a.weight[0] != p.weight[0];
         for (int r = 0; r < 3; r++) {
@@ -297,6 +305,50 @@ TEST (PatchLayout, FeaturesKeepOpenCVsValues)
       }
     }
   }
+}
+
+/* The corner codes (tiled_node, for the kernels that read the integral):
+ * every shared corner is one, every code but the plain ones shares two,
+ * and OpenCV's edge features on the default frontal face cascade share
+ * as many as they can (stages 0-1: 16 of 200 loads, 2-3: 42 of 500). */
+TEST (PatchLayout, CornerCodesShareOnlyEqualCorners)
+{
+  if (!have_cascades ())
+    GTEST_SKIP () << "opencv-data's cascades are not installed";
+  for (const char *file : kStumpCascades) {
+    const auto [plain, arranged] = compile_both (file);
+    for (const haar::CompiledCascade *cc : { &plain, &arranged })
+      for (const haar::Node & n : cc->nodes) {
+        auto corner = [&n] (int r, int k) {
+          return std::make_pair (n.rect[r][0] + (k & 1) * n.rect[r][2], n.rect[r][1] + (k >> 1) * n.rect[r][3]);
+        };
+        int same = 0;
+        for (int k = 0; k < 4; k++)
+          same += corner (0, k) == corner (1, k);
+        const int code = haar::corner_code (n);
+        if (n.weight[2] != 0.f)
+          EXPECT_EQ (code, haar::kCornersThree) << file;
+        else
+          EXPECT_EQ (code == haar::kCornersTwo ? 0 : 2, std::min (same, 2)) << file;
+        const int shared[][2] = { { 0, 2 }, { 1, 3 }, { 0, 1 }, { 2, 3 } };
+        if (code >= haar::kShareLeft) {
+          for (int k : shared[code - haar::kShareLeft])
+            EXPECT_TRUE (corner (0, k) == corner (1, k)) << file;
+        }
+      }
+  }
+  const auto [plain, arranged] = compile_both ("haarcascade_frontalface_default.xml");
+  auto saved = [&] (const haar::CompiledCascade & cc, int first, int last) {
+    int n = 0;
+    for (int s = first; s < last; s++)
+      for (int i = cc.stages[s].first; i < cc.stages[s].first + cc.stages[s].count; i++)
+        n += haar::corner_code (cc.nodes[i]) >= haar::kShareLeft ? 2 : 0;
+    return n;
+  };
+  EXPECT_EQ (saved (plain, 0, 2), 16);
+  EXPECT_EQ (saved (plain, 2, 4), 42);
+  EXPECT_EQ (saved (arranged, 0, 2), 16);
+  EXPECT_EQ (saved (arranged, 2, 4), 42);
 }
 
 /* The deep kernel's stage sums over a window patch: lane l adds weak

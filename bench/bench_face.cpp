@@ -5,7 +5,7 @@
  *   cudavision-bench-face [--images mosaic,portraits,nonface,noise]
  *       [--sizes 640x480,1920x1080,3840x2160] [--frames 30]
  *       [--modes static,model,auto,table,static:64x4,...] [--table FILE]
- *       [--schedules 1-2-4-7:32/4,3:32,...] [--check] [--cascade FILE]
+ *       [--schedules 1-2-4-7:32/4,3:32pn,...] [--check] [--cascade FILE]
  *       [--kernels] [--interleave]
  *
  * --frames 1 to 100000, --sizes sides 16 to 16384, schedules as below; a
@@ -98,13 +98,15 @@ parse_mode (const std::string & s, Mode * m)
 /* FaceDetector::Schedule, as the bench names it: the stage ends of the
  * first kernel and of each round, the deep kernel's lanes per window and
  * the rounds', e.g. 1-2-4-7:32/4 (/1 when left out), and pN: the deep
- * kernel's window patch from stage N on (1-2-4:32/1p8), and q0: the deep
+ * kernel's window patch from stage N on (1-2-4:32/1p8; left out: the
+ * detector's default, from the deep kernel's first stage), pn: no patch,
+ * and q0: the deep
  * kernel's windows by the grid's stride instead of from its queue, w0: a
  * short list in the rounds by the first blocks (not spread over all). */
 struct Schedule {
   std::vector<int> ends;  /* empty: the detector's default */
   int lanes = 0, round_lanes = 1;
-  int patch_from = cudavision::kFaceNoPatch;
+  int patch_from = FaceDetector::Schedule ().patch_from;
   bool queue = true;
   bool round_spread = true;
 };
@@ -158,6 +160,9 @@ parse_schedule (const std::string & s, Schedule * out, std::string * why)
     if (rest[0] == '/') {
       rest.erase (0, 1);
       ok = number (1, 32, &out->round_lanes);
+    } else if (rest.compare (0, 2, "pn") == 0) {
+      out->patch_from = cudavision::kFaceNoPatch;
+      rest.erase (0, 2);
     } else if (rest[0] == 'p') {
       rest.erase (0, 1);
       ok = number (0, 1000, &out->patch_from);
@@ -186,8 +191,7 @@ schedule_str (const Schedule & s)
   for (int e : s.ends)
     out += (out.empty () ? "" : "-") + std::to_string (e);
   out += ":" + std::to_string (s.lanes) + "/" + std::to_string (s.round_lanes);
-  if (s.patch_from < cudavision::kFaceNoPatch)
-    out += "p" + std::to_string (s.patch_from);
+  out += s.patch_from < cudavision::kFaceNoPatch ? "p" + std::to_string (s.patch_from) : std::string ("pn");
   if (!s.queue)
     out += "q0";
   return s.round_spread ? out : out + "w0";
@@ -297,7 +301,7 @@ main (int argc, char **argv)
     Schedule sc;
     std::string why;
     if (!parse_schedule (s, &sc, &why))
-      cvbench::bad_usage ("--schedules: '" + s + "': " + why + " (END-END-...:LANES[/ROUND_LANES][pN][q0][w0])");
+      cvbench::bad_usage ("--schedules: '" + s + "': " + why + " (END-END-...:LANES[/ROUND_LANES][pN|pn][q0][w0])");
     schedule_list.push_back (sc);
   }
   if (schedule_list.empty ())

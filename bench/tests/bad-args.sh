@@ -112,8 +112,9 @@ bad --sizes $p --sizes 640x
 bad --schedules $p --schedules 1-2:abc
 bad --schedules $p --schedules 1-2:32/0
 bad --schedules $p --schedules 1--2:32
+bad --schedules $p --schedules 2-4:32pnx
 bad --modes $p --modes fastest
-good 77 $p --sizes 640x480 --modes static,static:64x4 --schedules 1-2-4:32/1p8 --frames 2
+good 77 $p --sizes 640x480 --modes static,static:64x4 --schedules 1-2-4:32/1p8,2-4:32pn --frames 2
 
 p=cudavision-bench-flow
 bad --iters $p --iters abc

@@ -77,8 +77,9 @@ frame_key (const LevelDesc & L, const Window & w)
  * SharedCornerLoad), as the stages rounds do. Off: it then takes 38
  * registers instead of 32 (48 warps an SM instead of 64; capped at 32,
  * 16 bytes spill), for 16 of its 200 corner loads (default cascade,
- * stages 0-1) in a kernel that is 75% issue-bound (H200 profile). To be
- * measured on a GPU before it is turned on. */
+ * stages 0-1) in a kernel that is 75% issue-bound, and the whole frame
+ * was 1-2% slower (docs/PERFORMANCE.md "Why the kernels are built as
+ * they are"). */
 constexpr bool kFrontSharedCorners = false;
 
 template <bool STUMPS>

@@ -180,20 +180,16 @@ struct BatchMap {
   CV_HD int level_of (int unit) const
   {
     const int b = unit >> bucket_shift;
-    int lo = bucket_level[b], hi = bucket_level[b + 1];
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) >> 1;
-      if (begin[mid] <= unit)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    return lo;
+    return search (unit, bucket_level[b], bucket_level[b + 1]);
   }
   /* level_of by the binary search over every level (the table's source) */
-  CV_HD int level_of_searched (int unit) const
+  CV_HD int level_of_searched (int unit) const { return search (unit, 0, count - 1); }
+
+private:
+  /* The largest level in [lo, hi] whose first unit is at most `unit`
+   * (one there is). */
+  CV_HD int search (int unit, int lo, int hi) const
   {
-    int lo = 0, hi = count - 1;
     while (lo < hi) {
       const int mid = (lo + hi + 1) >> 1;
       if (begin[mid] <= unit)

@@ -71,20 +71,22 @@ expect_valid (const FacePlan & p, size_t cap_bytes, const std::string & what)
   EXPECT_EQ (next, (int) p.levels.size ()) << what << ": every level searched once";
 }
 
+/* A frame to plan: its size, the scale factor and the batches' cap. */
+struct PlanCase {
+  int w, h;
+  double factor;
+  size_t cap;
+};
+
 }  // namespace
 
 TEST (FaceBatches, CoverEveryLevelOnceWithinTheCap)
 {
-  struct Case {
-    int w, h;
-    double factor;
-    size_t cap;
-  };
-  const Case cases[] = { { 24, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
-    { 1920, 1080, 1.1, kBatchIntegralBytes }, { 3840, 2160, 1.1, kBatchIntegralBytes },
-    { 3840, 2160, 1.1, 1 << 20 }, { 1920, 1080, 1.01, kBatchIntegralBytes }, { 100, 3000, 1.05, 1 << 16 },
+  const PlanCase cases[] = { { 24, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
+    { 1920, 1080, 1.1, kBatchIntegralBytes }, { 3840, 2160, 1.1, kBatchIntegralBytes }, { 3840, 2160, 1.1, 1 << 20 },
+    { 1920, 1080, 1.01, kBatchIntegralBytes }, { 100, 3000, 1.05, 1 << 16 },
     { 16384, 16384, 1.1, kBatchIntegralBytes } };
-  for (const Case & c : cases) {
+  for (const PlanCase & c : cases) {
     FaceDetectParams p;
     p.scale_factor = c.factor;
     const std::vector<FaceLevel> levels = plan_face_levels (c.w, c.h, 24, 24, p);
@@ -139,19 +141,14 @@ TEST (FaceBatches, LevelOfFindsTheOwningLevel)
  * caps (many batches: maps that start at a later level). */
 TEST (FaceBatches, LevelOfAndRowDivisionAreExact)
 {
-  struct Frame {
-    int w, h;
-    double scale;
-    size_t cap;
-  };
-  const Frame frames[] = { { 32, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
+  const PlanCase frames[] = { { 32, 24, 1.1, kBatchIntegralBytes }, { 640, 480, 1.1, kBatchIntegralBytes },
     { 1280, 720, 1.1, kBatchIntegralBytes }, { 1920, 1080, 1.1, kBatchIntegralBytes },
     { 1921, 1079, 1.05, kBatchIntegralBytes }, { 3840, 2160, 1.1, kBatchIntegralBytes },
     { 1920, 1080, 1.1, size_t (4) << 20 }, { 777, 555, 1.2, size_t (1) << 20 } };
   long checked = 0;
-  for (const Frame & f : frames) {
+  for (const PlanCase & f : frames) {
     FaceDetectParams p;
-    p.scale_factor = f.scale;
+    p.scale_factor = f.factor;
     const FacePlan plan = plan_face_batches (plan_face_levels (f.w, f.h, 24, 24, p), f.w, f.h, f.cap);
     for (const FaceBatch & b : plan.batches) {
       std::vector<std::pair<BatchMap, std::function<int (const LevelDesc &)>>> maps;

@@ -136,7 +136,7 @@ group_evaluated_by_opencv (const cg::thread_block_tile<LANES> & g, const haar::C
  * wait for all of them (patch_copy_wait). A load and a store a row, as
  * before, gave each store its load's latency, two rows at a time: the
  * copy was 43% of the deep kernel's stall samples (long scoreboard on
- * the stores) for 23% of its instructions (H200, 1080p mosaic). The same
+ * the stores) for 23% of its instructions (a 1080p profile of the mosaic). The same
  * words either way. Before sm_80, loads and stores. */
 __device__ __forceinline__ void
 copy_patch_column (uint32_t *dst, const uint32_t *src, int rows, int dst_pitch, int src_pitch)

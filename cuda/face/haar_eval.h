@@ -205,7 +205,7 @@ CV_HD unsigned node_word (int i)
  * lanes, addresses all three. The Node's word 0 holds weight 0 at
  * its end, beside rectangles the patch path does not need: its lanes
  * read 4 bytes 16 apart, a quarter of each sector (93% of the deep
- * kernel's excessive L2 sectors, H200), and a 2-rectangle feature took
+ * kernel's excessive L2 sectors in a profile), and a 2-rectangle feature took
  * three loads where these take two. */
 struct PatchNode {
   uint32_t rect[3]; /* patch_rect () */

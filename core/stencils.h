@@ -65,6 +65,27 @@ template <int KSIZE> struct SobelTaps {
   }
 };
 
+/* One Sobel pass over KSIZE values v (0) .. v (KSIZE - 1): the sums of
+ * the derivative taps and of the smoothing taps times them, the two
+ * halves of every separable Sobel (a row here, a column there). */
+template <int KSIZE, typename V>
+CV_HD void
+sobel_pass (const V & v, int *deriv, int *smooth)
+{
+  constexpr SobelTaps<KSIZE> taps;
+  int d = 0, s = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (int i = 0; i < KSIZE; i++) {
+    const int x = v (i);
+    s += taps.smooth[i] * x;
+    d += taps.deriv[i] * x;
+  }
+  *deriv = d;
+  *smooth = s;
+}
+
 /* The unscaled Sobel derivatives at one pixel, exact in integers (at most
  * 255 * 20 * 64 for ksize 7). `at (i, j)` returns the pixel at column offset
  * i and row offset j, both in -ksize/2 .. ksize/2; borders are its job. */
@@ -79,15 +100,8 @@ sobel_at (const At & at, int *dx, int *dy)
 #pragma unroll
 #endif
   for (int j = 0; j < KSIZE; j++) {
-    int row_deriv = 0, row_smooth = 0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int i = 0; i < KSIZE; i++) {
-      const int v = at (i - R, j - R);
-      row_deriv += taps.deriv[i] * v;
-      row_smooth += taps.smooth[i] * v;
-    }
+    int row_deriv, row_smooth;
+    sobel_pass<KSIZE> ([&] (int i) { return at (i - R, j - R); }, &row_deriv, &row_smooth);
     sx += taps.smooth[j] * row_deriv;
     sy += taps.deriv[j] * row_smooth;
   }

@@ -435,14 +435,8 @@ canny_tile_kernel (TileArgs a)
     /* 2. Sobel row passes over every row of b, at the magnitude columns */
     for (int i = tid; i < S::BW * S::MW; i += kTileThreads) {
       const int r = i / S::MW, c = i - r * S::MW;
-      constexpr SobelTaps<K> taps;
-      int d = 0, s = 0;
-#pragma unroll
-      for (int k = 0; k < K; k++) {
-        const int v = sm.b[r][c + k];
-        d += taps.deriv[k] * v;
-        s += taps.smooth[k] * v;
-      }
+      int d, s;
+      sobel_pass<K> ([&] (int k) { return (int) sm.b[r][c + k]; }, &d, &s);
       sm.u.rows.d[r][c] = (int16_t) d;
       sm.u.rows.s[r][c] = (int16_t) s;
     }

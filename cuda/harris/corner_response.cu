@@ -104,13 +104,8 @@ struct Walker {
    * the reflected column's pair. */
   __device__ __forceinline__ void derivatives (float scale, bool border, int fix_lane, float *fdx, float *fdy) const
   {
-    constexpr SobelTaps<KSIZE> taps;
-    int cs = 0, cd = 0;
-#pragma unroll
-    for (int j = 0; j < KSIZE; j++) {
-      cs += taps.smooth[j] * src[j];
-      cd += taps.deriv[j] * src[j];
-    }
+    int cs, cd;
+    sobel_pass<KSIZE> ([this] (int j) { return src[j]; }, &cd, &cs);
     int dx = 0, dy = 0;
     sobel_taps<KSIZE> (cs, cd, &dx, &dy);
     float x = exact::fmul ((float) dx, scale), y = exact::fmul ((float) dy, scale);

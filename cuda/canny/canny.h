@@ -7,9 +7,9 @@
  * be identical to OpenCV's, not merely close.
  *
  * Steps of one frame (canny), all on the device, asynchronous on the
- * caller's stream, no host round trip. Tiles are 30 x 32 pixels, so that a
- * tile row is one 32-bit word with two bits to spare (canny_hysteresis.cuh
- * has the bit-mask fills):
+ * caller's stream, no host round trip. Tiles are 30 x 32 pixels: a tile
+ * row is one 32-bit word, computed by a warp (lane = column) with a column
+ * of halo on each side (canny_hysteresis.cuh has the bit-mask fills):
  *  0. (automatic thresholds) the caller's Otsu pass (CannyPrepasses), or canny.histogram
  *     and canny.median, leave the value in device memory; step 1 derives
  *     the thresholds from it, on the device.
@@ -27,7 +27,8 @@
  *     8-connected to a strong pixel inside the tile (final: 255); of the
  *     rest (W), the components that reach a tile border with a tile beyond
  *     are "open": each gets a node of a global union-find (one fill per
- *     component) and the tile's W and the components' pixels are kept.
+ *     component, four fills side by side) and the tile's W and the
+ *     components' pixels are kept.
  *     The other W pixels are final: 0. Every tile
  *     writes a record of its border lines (W, E, components). The frame is
  *     read once and written once.

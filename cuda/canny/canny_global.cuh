@@ -71,10 +71,10 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const Ope
     const uint32_t rep1 = c1 < k ? (uint32_t) __ldg (t.rep + c1) : 0u;
     const bool s0 = c0 < k && find_root (parent, tile_node (tile, c0)) == 0;
     const bool s1 = c1 < k && find_root (parent, tile_node (tile, c1)) == 0;
-    const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);
-    if (!(m0 | m1))
+    if (!__any_sync (kFull, s0 || s1))
       continue;
     /* the seeds: the rep of each component joined to a strong pixel */
+    const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);
     uint32_t seed = 0;
 #pragma unroll
     for (int h = 0; h < 2; h++)
@@ -84,12 +84,20 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const Ope
           seed |= 1u << (p & 31);
       }
     const uint32_t F = warp_fill (seed, weak);
+    /* a row a step (lane = column), the steps independent of each other,
+     * in groups of 8 rows, a group without a filled row skipped (most of
+     * a tile's rows on a frame of few edges) */
     const int x0 = (tile % tiles_x) * kTileW, y0 = (tile / tiles_x) * kTileH;
-    for (uint32_t rows = __ballot_sync (kFull, F != 0); rows; rows &= rows - 1) {
-      const int r = __ffs (rows) - 1;
-      const uint32_t f = __shfl_sync (kFull, F, r);
-      if ((f >> lane) & 1u)
-        dst[(size_t) (y0 + r) * pitch + x0 + lane] = 255;
+    uint8_t *out = dst + (size_t) y0 * pitch + x0 + lane;
+    const uint32_t rows = __ballot_sync (kFull, F != 0);
+#pragma unroll
+    for (int g = 0; g < kTileH; g += 8) {
+      if (!((rows >> g) & 0xffu))
+        continue;
+#pragma unroll
+      for (int r = g; r < g + 8; r++)
+        if ((__shfl_sync (kFull, F, r) >> lane) & 1u)
+          out[(size_t) r * pitch] = 255;
     }
   }
 }

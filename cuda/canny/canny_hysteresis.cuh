@@ -30,11 +30,11 @@
 namespace cudavision {
 namespace canny_detail {
 
-/* A tile row in one word, with bits 30 and 31 spare: fill_runs' carries
- * (and its reversed copy) never leave the word. */
+/* A tile row in one word (bit c = column c): 30 columns, as the stencil's
+ * warp (lane = column) has a column of halo on each side. */
 constexpr int kTileW = kCannyTileW;
 constexpr int kTileH = kCannyTileH;
-static_assert (kTileW <= 30 && kTileH == 32, "a row in a word with two spare bits, a row per lane");
+static_assert (kTileW <= 30 && kTileH == 32, "a row in a word, a row per lane");
 constexpr uint32_t kRowMask = (1u << kTileW) - 1u;
 constexpr unsigned kFull = 0xffffffffu;
 /* Node slots per tile. Distinct open components own pairwise non-adjacent
@@ -87,43 +87,42 @@ tile_node (long tile, int k)
 
 /* ------------------------------------------------------------ bit fills */
 
-/* Runs of `m` that hold a bit of `s` (s within m), from each seed upwards:
- * adding s to m carries through m from every seed; the carry into bit b + 1
- * is set exactly when a seed at or below b reaches b through m. m's bit 31
- * is clear, so no carry is lost. */
-__device__ __forceinline__ uint32_t
-runs_up (uint32_t m, uint32_t s)
-{
-  return ((m + s) ^ m ^ s) >> 1;
-}
-
-/* Every run of `m` (bits 0..29) that holds a bit of `s`: upwards, then
- * downwards on the mirrored word (bit b <-> 30 - b, bit 31 still clear). */
+/* Every run of `m` that holds a bit of `s` (s within m): from each seed to
+ * the top of its run, and the same on the mirrored words for the bottom,
+ * the two halves independent of each other (the fill's chain of dependent
+ * steps is its longest half). Adding s to m carries through m's run from
+ * each seed: the bits that flip are the run from the lowest seed up, and
+ * the first bit past its top (outside m); seeds above the lowest keep
+ * their bit and are added back. The mirrored sum may carry out of bit 31,
+ * which only loses that first bit past the top. */
 __device__ __forceinline__ uint32_t
 fill_runs (uint32_t m, uint32_t s)
 {
-  const uint32_t up = runs_up (m, s & m);
-  const uint32_t down = __brev (runs_up (__brev (m) >> 1, __brev (up) >> 1)) >> 1;
+  const uint32_t up = (((m + s) ^ m) | s) & m;
+  const uint32_t bm = __brev (m), bs = __brev (s);
+  const uint32_t down = __brev ((((bm + bs) ^ bm) | bs) & bm);
   return up | down;
 }
 
 /* The pixels of `mask` 8-connected through `mask` to `seed`, over the
- * warp's tile (lane = row). All 32 lanes must call it. */
+ * warp's tile (lane = row). A step: the runs of the fill's rows
+ * (fill_runs), then the neighbour rows' fill, dilated by one column, into
+ * the mask; two steps a test of whether anything changed (the test is a
+ * vote, which the steps need not wait for). Lane 0's shuffle from above
+ * (and lane 31's from below) gives its own fill, whose dilation within the
+ * mask adds nothing to a row of whole runs: no lane needs a test. All 32
+ * lanes must call it. */
 __device__ __forceinline__ uint32_t
 warp_fill (uint32_t seed, uint32_t mask)
 {
-  const int lane = threadIdx.x & 31;
   uint32_t f = seed & mask;
   for (;;) {
     f = fill_runs (mask, f);
-    uint32_t up = __shfl_up_sync (kFull, f, 1);
-    uint32_t down = __shfl_down_sync (kFull, f, 1);
-    if (lane == 0)
-      up = 0;
-    if (lane == 31)
-      down = 0;
-    uint32_t v = up | down;
-    v = (v | (v << 1) | (v >> 1)) & mask & ~f;
+    const uint32_t x0 = __shfl_up_sync (kFull, f, 1) | __shfl_down_sync (kFull, f, 1);
+    f |= (x0 | (x0 << 1) | (x0 >> 1)) & mask;
+    f = fill_runs (mask, f);
+    const uint32_t x = __shfl_up_sync (kFull, f, 1) | __shfl_down_sync (kFull, f, 1);
+    const uint32_t v = (x | (x << 1) | (x >> 1)) & mask & ~f;
     if (!__any_sync (kFull, v != 0))
       return f;
     f |= v;

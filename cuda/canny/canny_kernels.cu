@@ -120,9 +120,12 @@ launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, con
 {
   if (fused_blur) {
     switch (p.aperture) {
-      case 3: return launch_tile (canny_tile_kernel<3, true>, false, a, policy, stream);
-      case 5: return launch_tile (canny_tile_kernel<5, true>, false, a, policy, stream);
-      default: return launch_tile (canny_tile_kernel<7, true>, false, a, policy, stream);
+      case 3:
+        return launch_tile (canny_blur_tile_kernel<3>, false, a, policy, stream);
+      case 5:
+        return launch_tile (canny_blur_tile_kernel<5>, false, a, policy, stream);
+      default:
+        return launch_tile (canny_blur_tile_kernel<7>, false, a, policy, stream);
     }
   }
   switch (p.aperture) {
@@ -132,8 +135,10 @@ launch_tile_for (const CannyParams & p, bool fused_blur, const TileArgs & a, con
                              : launch_band (canny_tile3_band_kernel<false>, a, policy, stream);
       return p.l2_gradient ? launch_tile (canny_tile3_kernel<true>, true, a, policy, stream)
                            : launch_tile (canny_tile3_kernel<false>, true, a, policy, stream);
-    case 5: return launch_tile (canny_tile_kernel<5, false>, false, a, policy, stream);
-    default: return launch_tile (canny_tile_kernel<7, false>, false, a, policy, stream);
+    case 5:
+      return launch_tile (canny_tile_kernel<5>, false, a, policy, stream);
+    default:
+      return launch_tile (canny_tile_kernel<7>, false, a, policy, stream);
   }
 }
 

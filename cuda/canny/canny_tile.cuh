@@ -392,10 +392,11 @@ sobel_from_rows (const TileSmem<K, BLUR> &sm, int mr, int mc, int *dx, int *dy)
 
 /* canny.tile for apertures 5 and 7 and the fused pre-blur: a block per
  * tile, the stencil staged in shared memory by all its threads, then the
- * candidate and strong words go to warp 0 for the hysteresis. */
+ * candidate and strong words go to warp 0 for the hysteresis. The body of
+ * canny_tile_kernel and canny_blur_tile_kernel. */
 template <int K, bool BLUR>
-__global__ void __launch_bounds__ (kTileThreads)
-canny_tile_kernel (TileArgs a)
+__device__ __forceinline__ void
+tile_staged (const TileArgs & a)
 {
   using S = TileSmem<K, BLUR>;
   __shared__ S sm;
@@ -504,6 +505,24 @@ canny_tile_kernel (TileArgs a)
       tile_hysteresis (s_cand[lx], s_strong[lx], tx, ty, a.hy);
     __syncthreads (); /* the next tile reuses the shared memory */
   }
+}
+
+template <int K>
+__global__ void
+__launch_bounds__ (kTileThreads) canny_tile_kernel (TileArgs a)
+{
+  tile_staged<K, false> (a);
+}
+
+/* With the fused pre-blur: five blocks an SM, 48 registers a thread (the
+ * compiler alone takes 56 for apertures 3 and 5, four blocks an SM, which
+ * is slower). */
+constexpr int kBlurTileBlocksPerSm = 5;
+template <int K>
+__global__ void
+__launch_bounds__ (kTileThreads, kBlurTileBlocksPerSm) canny_blur_tile_kernel (TileArgs a)
+{
+  tile_staged<K, true> (a);
 }
 
 }  // namespace canny_detail

@@ -27,8 +27,7 @@
  *     8-connected to a strong pixel inside the tile (final: 255); of the
  *     rest (W), the components that reach a tile border with a tile beyond
  *     are "open": each gets a node of a global union-find (one fill per
- *     component, four fills side by side) and the tile's W and the
- *     components' pixels are kept.
+ *     component) and the tile's W and the components' pixels are kept.
  *     The other W pixels are final: 0. Every tile
  *     writes a record of its border lines (W, E, components). The frame is
  *     read once and written once.

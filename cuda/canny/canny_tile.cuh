@@ -515,8 +515,7 @@ __launch_bounds__ (kTileThreads) canny_tile_kernel (TileArgs a)
 }
 
 /* With the fused pre-blur: five blocks an SM, 48 registers a thread (the
- * compiler alone takes 56 for apertures 3 and 5, four blocks an SM, which
- * is slower). */
+ * compiler alone takes 56 for apertures 3 and 5: four blocks an SM). */
 constexpr int kBlurTileBlocksPerSm = 5;
 template <int K>
 __global__ void

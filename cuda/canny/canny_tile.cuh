@@ -232,10 +232,14 @@ tile3_words_border (const TileArgs & a, CannyThresholds th, int x0, int y0, uint
  * warp per tile (its words by tile3_words_rows or tile3_words_border),
  * then its hysteresis; a block per warp (32 x 1, grid tiles_x wide): the
  * tiles take different times, and a warp that is done frees its slot at
- * once instead of waiting for the slowest of its block. */
-template <bool L2>
-__global__ void __launch_bounds__ (32, 4 * kWarps)
-canny_tile3_kernel (TileArgs a)
+ * once instead of waiting for the slowest of its block. 32 blocks an SM
+ * (Turing holds 16). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kTile3BlocksPerSm = 16;
+#else
+constexpr int kTile3BlocksPerSm = 4 * kWarps;
+#endif
+template <bool L2> __global__ void __launch_bounds__ (32, kTile3BlocksPerSm) canny_tile3_kernel (TileArgs a)
 {
   __shared__ uint2 s_words[kTileH];
   allow_next_grid (); /* canny.merge may launch: it waits for this grid's end */
@@ -515,8 +519,13 @@ __launch_bounds__ (kTileThreads) canny_tile_kernel (TileArgs a)
 }
 
 /* With the fused pre-blur: five blocks an SM, 48 registers a thread (the
- * compiler alone takes 56 for apertures 3 and 5: four blocks an SM). */
+ * compiler alone takes 56 for apertures 3 and 5: four blocks an SM).
+ * Turing holds 1024 threads an SM: four blocks there. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kBlurTileBlocksPerSm = 4;
+#else
 constexpr int kBlurTileBlocksPerSm = 5;
+#endif
 template <int K>
 __global__ void
 __launch_bounds__ (kTileThreads, kBlurTileBlocksPerSm) canny_blur_tile_kernel (TileArgs a)

@@ -20,7 +20,8 @@
  *     per tile on large frames, and on frames of few tiles (camera sizes)
  *     a block of four warps per tile, each a band of 8 rows, so that the
  *     chain of dependent steps that sets the kernel's time is a band's
- *     12 rows rather than the tile's 36. Apertures 5 and 7 and the fused pre-blur (blur.h's fixed
+ *     12 rows rather than the tile's 36 (and there the four warps share
+ *     the open components' fills below). Apertures 5 and 7 and the fused pre-blur (blur.h's fixed
  *     point, reflect-101, then the replicated border the Sobel of
  *     cv::Canny uses): a block per tile, staged in shared memory. Then one
  *     warp does the tile's hysteresis on the words: E = the candidates

@@ -206,42 +206,112 @@ sign_bytes01 (uint32_t v)
 
 /* ------------------------------------------------------------ one tile */
 
+/* The tile's W pixels on the lines that have a tile beyond (lane = row):
+ * where open components touch their neighbours. */
+__device__ __forceinline__ uint32_t
+open_border (uint32_t mask, int tx, int ty, const HystArgs & a)
+{
+  const int lane = threadIdx.x & 31;
+  uint32_t border = (tx > 0 ? 1u : 0u) | (tx + 1 < a.tiles_x ? 1u << (kTileW - 1) : 0u);
+  if ((lane == 0 && ty > 0) || (lane == kTileH - 1 && ty + 1 < a.tiles_y))
+    border = kRowMask;
+  return border & mask;
+}
+
+/* The record's W and E lines (lanes 0..7 store them). */
+__device__ __forceinline__ void
+tile_record_lines (uint32_t W, uint32_t E, TileRecord *rec)
+{
+  const int lane = threadIdx.x & 31;
+  const uint32_t wl = __ballot_sync (kFull, W & 1u), wr = __ballot_sync (kFull, (W >> (kTileW - 1)) & 1u);
+  const uint32_t el = __ballot_sync (kFull, E & 1u), er = __ballot_sync (kFull, (E >> (kTileW - 1)) & 1u);
+  const uint32_t wt = __shfl_sync (kFull, W, 0), wb = __shfl_sync (kFull, W, kTileH - 1);
+  const uint32_t et = __shfl_sync (kFull, E, 0), eb = __shfl_sync (kFull, E, kTileH - 1);
+  const uint32_t words[8] = { wl, wr, wt, wb, el, er, et, eb };
+  uint32_t mine = 0;
+#pragma unroll
+  for (int i = 0; i < 8; i++)
+    mine = lane == i ? words[i] : mine;
+  if (lane < 8)
+    (lane < 4 ? rec->weak : rec->edge)[lane & 3] = mine;
+}
+
+/* A tile that is not open: canny.weak reads that it has no components
+ * (and canny_read_counts copies the pixel count beside it: defined memory
+ * for compute-sanitizer's initcheck); the component lines are 0, as
+ * canny.merge loads them with a pixel's other words, before it knows
+ * whether it needs them. */
+__device__ __forceinline__ void
+tile_not_open (long tile, TileRecord *rec, const HystArgs & a)
+{
+  const int lane = threadIdx.x & 31;
+  reinterpret_cast<uint32_t *> (rec->comp)[lane] = 0; /* the four lines, 4 bytes a lane */
+  if (lane == 0) {
+    a.open_tiles[tile].components = 0;
+    a.open_tiles[tile].pixels = 0;
+  }
+}
+
+/* The tile's pixels of dst: 255 on E, 0 elsewhere (open components are
+ * raised to 255 by canny.weak). */
+__device__ __forceinline__ void
+tile_pixels (uint32_t E, int tx, int ty, const HystArgs & a)
+{
+  const int lane = threadIdx.x & 31;
+  const int x0 = tx * kTileW, y0 = ty * kTileH;
+  const int rows = min (kTileH, a.h - y0), cols = min (kTileW, a.w - x0);
+  if (rows == kTileH && cols == kTileW && ((reinterpret_cast<uintptr_t> (a.dst) | a.dpitch) & 1u) == 0) {
+    /* a whole tile, its rows at even addresses (x0 is even): two pixels a
+     * lane, two rows a step (lanes 0..14 row 2t, lanes 16..30 row 2t + 1;
+     * half the instructions of a byte a lane and a row a step). The lane's
+     * two bits go to bits 7 and 15 (times 0x4080), whose sign bytes
+     * __byte_perm spreads to 0x00 or 0xff. */
+    const int half = lane >> 4, k = lane & 15;
+    uint8_t *out = a.dst + (size_t) (y0 + half) * a.dpitch + x0 + 2 * k;
+    if (!__any_sync (kFull, E != 0)) {
+      /* no edge in the tile (most tiles of a photograph): zeros */
+#pragma unroll
+      for (int t = 0; t < kTileH / 2; t++)
+        if (k < kTileW / 2)
+          *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = 0;
+      return;
+    }
+#pragma unroll
+    for (int t = 0; t < kTileH / 2; t++) {
+      const uint32_t e = __shfl_sync (kFull, E, 2 * t + half);
+      const uint32_t bits = ((e >> (2 * k)) & 3u) * 0x4080u;
+      if (k < kTileW / 2)
+        *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = (uint16_t) sign_bytes01 (bits);
+    }
+    return;
+  }
+  /* a row per step (lane = column) */
+  uint8_t *out = a.dst + (size_t) y0 * a.dpitch + x0 + lane;
+  for (int r = 0; r < rows; r++) {
+    const uint32_t e = __shfl_sync (kFull, E, r);
+    if (lane < cols)
+      out[(size_t) r * a.dpitch] = ((e >> lane) & 1u) ? 255 : 0;
+  }
+}
+
 /* The hysteresis of one tile by one warp, lane = row: `cand` and `strong`
  * are the row's candidates and strong pixels (bits 0..kTileW-1, 0 outside
- * the frame). Writes the tile's pixels of dst (255 on E, 0 elsewhere: open
- * components are raised to 255 by canny.weak), its record, and for an open
- * tile its nodes, OpenTile and list entry. */
+ * the frame). Writes the tile's pixels of dst, its record, and for an open
+ * tile its nodes and OpenTile: the open components one fill each, in
+ * order. */
 __device__ __forceinline__ void
 tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs & a)
 {
   const int lane = threadIdx.x & 31;
   const long tile = (long) ty * a.tiles_x + tx;
-  const int x0 = tx * kTileW, y0 = ty * kTileH;
   const uint32_t E = warp_fill (strong, cand);
   const uint32_t W = cand & ~E;
 
   const bool multi = a.tiles_x > 1 || a.tiles_y > 1;
   TileRecord *rec = a.records + tile;
-  if (multi) {
-    const uint32_t wl = __ballot_sync (kFull, W & 1u), wr = __ballot_sync (kFull, (W >> (kTileW - 1)) & 1u);
-    const uint32_t el = __ballot_sync (kFull, E & 1u), er = __ballot_sync (kFull, (E >> (kTileW - 1)) & 1u);
-    const uint32_t wt = __shfl_sync (kFull, W, 0), wb = __shfl_sync (kFull, W, kTileH - 1);
-    const uint32_t et = __shfl_sync (kFull, E, 0), eb = __shfl_sync (kFull, E, kTileH - 1);
-    const uint32_t words[8] = { wl, wr, wt, wb, el, er, et, eb };
-    uint32_t mine = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-      mine = lane == i ? words[i] : mine;
-    if (lane < 8)
-      (lane < 4 ? rec->weak : rec->edge)[lane & 3] = mine;
-  }
-
-  /* W on the lines with a tile beyond: the open components' pixels */
-  const bool open_l = tx > 0, open_r = tx + 1 < a.tiles_x, open_t = ty > 0, open_b = ty + 1 < a.tiles_y;
-  uint32_t border = (open_l ? 1u : 0u) | (open_r ? 1u << (kTileW - 1) : 0u);
-  if ((lane == 0 && open_t) || (lane == kTileH - 1 && open_b))
-    border = kRowMask;
-  border &= W;
+  if (multi)
+    tile_record_lines (W, E, rec);
+  uint32_t border = open_border (W, tx, ty, a);
   if (__any_sync (kFull, border != 0)) {
     OpenTile *ot = a.open_tiles + tile;
     /* this lane's left and right pixel (lane = row), top and bottom pixel
@@ -280,52 +350,134 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
       ot->pixels = pixels; /* for canny_read_counts */
     }
   } else if (multi) {
-    /* not open: canny.weak reads that it has no components (and
-     * canny_read_counts copies the pixel count beside it: defined memory
-     * for compute-sanitizer's initcheck); the component lines are 0, as
-     * canny.merge loads them with a pixel's other words, before it knows
-     * whether it needs them */
-    reinterpret_cast<uint32_t *> (rec->comp)[lane] = 0; /* the four lines, 4 bytes a lane */
-    if (lane == 0) {
-      a.open_tiles[tile].components = 0;
-      a.open_tiles[tile].pixels = 0;
-    }
+    tile_not_open (tile, rec, a);
   }
+  tile_pixels (E, tx, ty, a);
+}
 
-  /* the tile's pixels */
-  const int rows = min (kTileH, a.h - y0), cols = min (kTileW, a.w - x0);
-  if (rows == kTileH && cols == kTileW && ((reinterpret_cast<uintptr_t> (a.dst) | a.dpitch) & 1u) == 0) {
-    /* a whole tile, its rows at even addresses (x0 is even): two pixels a
-     * lane, two rows a step (lanes 0..14 row 2t, lanes 16..30 row 2t + 1;
-     * half the instructions of a byte a lane and a row a step). The lane's
-     * two bits go to bits 7 and 15 (times 0x4080), whose sign bytes
-     * __byte_perm spreads to 0x00 or 0xff. */
-    const int half = lane >> 4, k = lane & 15;
-    uint8_t *out = a.dst + (size_t) (y0 + half) * a.dpitch + x0 + 2 * k;
-    if (!__any_sync (kFull, E != 0)) {
-      /* no edge in the tile (most tiles of a photograph): zeros */
-#pragma unroll
-      for (int t = 0; t < kTileH / 2; t++)
-        if (k < kTileW / 2)
-          *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = 0;
+/* ------------------------------------------------------------ one tile, four warps */
+
+/* The band kernel's hysteresis: once warp 0 has filled E, the block's
+ * warps label the tile's open W components side by side, one fill each
+ * (open_labels_fill), instead of warp 0 filling them one after the other.
+ * A warp claims the first pixel of a run of W on an open border line
+ * (claim) and fills that run's component; the fill marks the component's
+ * border pixels done (done), so that no warp starts from them again. Two
+ * warps may still fill one component at once (from two of its runs,
+ * claimed together): the fill that first claims the component's first
+ * border pixel in row order (every fill of it finds the same) gives it
+ * the next number, its rep and its pixels on the border lines. The
+ * numbers differ from run to run; the components and the output do not. */
+struct OpenLabels {
+  uint32_t claim[kTileH]; /* border run starts a warp has taken */
+  uint32_t done[kTileH];  /* border pixels of filled components */
+  uint32_t first[kTileH]; /* first border pixels of numbered components */
+  uint32_t components;    /* numbered so far */
+  uint32_t pixels;        /* their pixels */
+  uint16_t rep[kNodesPerTile];
+  uint8_t comp[4][kTileH]; /* as TileRecord::comp */
+};
+
+/* Lane `lane` of a warp of the block clears one word of each array. */
+__device__ __forceinline__ void
+open_labels_clear (OpenLabels & l)
+{
+  const int lane = threadIdx.x & 31;
+  l.claim[lane] = 0;
+  l.done[lane] = 0;
+  l.first[lane] = 0;
+  reinterpret_cast<uint32_t *> (l.comp)[lane] = 0;
+  if (lane == 0)
+    l.components = l.pixels = 0;
+}
+
+/* Every warp of the block (lane = row; `W` the tile's candidates outside
+ * E): the open W components of the tile, into `l` (cleared before, read
+ * after a barrier). */
+__device__ __forceinline__ void
+open_labels_fill (uint32_t W, int tx, int ty, const HystArgs & a, OpenLabels & l)
+{
+  const int lane = threadIdx.x & 31;
+  const uint32_t border = open_border (W, tx, ty, a);
+  /* a border pixel with a border pixel to its left or above is in the
+   * same component as that one: never a seed */
+  const uint32_t above = __shfl_up_sync (kFull, border, 1);
+  const uint32_t starts = border & ~(border << 1) & ~(lane ? above | (above << 1) | (above >> 1) : 0u);
+  volatile uint32_t *claim = l.claim, *done = l.done;
+  for (;;) {
+    const uint32_t avail = starts & ~claim[lane] & ~done[lane];
+    const uint32_t rows = __ballot_sync (kFull, avail != 0);
+    if (!rows)
       return;
+    const int r0 = __ffs (rows) - 1;
+    const uint32_t w0 = __shfl_sync (kFull, avail, r0);
+    const uint32_t bit = w0 & (0u - w0);
+    uint32_t taken = 0;
+    if (lane == r0)
+      taken = atomicOr (l.claim + r0, bit) & bit;
+    if (__shfl_sync (kFull, taken, r0))
+      continue; /* another warp took it first */
+    const uint32_t F = warp_fill (lane == r0 ? bit : 0u, W);
+    if (F & border)
+      atomicOr (l.done + lane, F & border);
+    /* the component's first border pixel in row order numbers it once */
+    const uint32_t fb = F & border;
+    const int fr = __ffs (__ballot_sync (kFull, fb != 0)) - 1;
+    const uint32_t fw = __shfl_sync (kFull, fb, fr);
+    const uint32_t fbit = fw & (0u - fw);
+    int k = -1;
+    if (lane == fr && !(atomicOr (l.first + fr, fbit) & fbit)) {
+      k = (int) atomicAdd (&l.components, 1u);
+      l.rep[k] = (uint16_t) (fr * 32 + __ffs (fbit) - 1);
     }
-#pragma unroll
-    for (int t = 0; t < kTileH / 2; t++) {
-      const uint32_t e = __shfl_sync (kFull, E, 2 * t + half);
-      const uint32_t bits = ((e >> (2 * k)) & 3u) * 0x4080u;
-      if (k < kTileW / 2)
-        *reinterpret_cast<uint16_t *> (out + (size_t) (2 * t) * a.dpitch) = (uint16_t) sign_bytes01 (bits);
+    k = __shfl_sync (kFull, k, fr);
+    if (k < 0)
+      continue; /* another warp's fill of it numbered it */
+    const uint32_t top = __shfl_sync (kFull, F, 0), bottom = __shfl_sync (kFull, F, kTileH - 1);
+    if (F & 1u)
+      l.comp[kLeft][lane] = (uint8_t) k;
+    if ((F >> (kTileW - 1)) & 1u)
+      l.comp[kRight][lane] = (uint8_t) k;
+    if ((top >> lane) & 1u)
+      l.comp[kTop][lane] = (uint8_t) k;
+    if ((bottom >> lane) & 1u)
+      l.comp[kBottom][lane] = (uint8_t) k;
+    const uint32_t pixels = warp_sum ((uint32_t) __popc (F));
+    if (lane == 0)
+      atomicAdd (&l.pixels, pixels);
+  }
+}
+
+/* Warp 0 after the barrier: tile_hysteresis with the open components of
+ * `l` (open_labels_fill) and its own E. */
+__device__ __forceinline__ void
+tile_hysteresis_labelled (uint32_t cand, uint32_t E, int tx, int ty, const HystArgs & a, const OpenLabels & l)
+{
+  const int lane = threadIdx.x & 31;
+  const long tile = (long) ty * a.tiles_x + tx;
+  const uint32_t W = cand & ~E;
+  const bool multi = a.tiles_x > 1 || a.tiles_y > 1;
+  TileRecord *rec = a.records + tile;
+  if (multi)
+    tile_record_lines (W, E, rec);
+  const int k = (int) l.components;
+  if (k > 0) {
+    OpenTile *ot = a.open_tiles + tile;
+    reinterpret_cast<uint32_t *> (rec->comp)[lane] = reinterpret_cast<const uint32_t *> (l.comp)[lane];
+    ot->weak[lane] = W;
+    for (int c = lane; c < k; c += 32) {
+      ot->rep[c] = l.rep[c];
+      const int node = tile_node (tile, c);
+      a.parent[node] = node;
     }
-    return;
+    if (lane == 0) {
+      ot->components = (uint32_t) k;
+      ot->pixels = l.pixels; /* for canny_read_counts */
+    }
+  } else if (multi) {
+    tile_not_open (tile, rec, a);
   }
-  /* a row per step (lane = column) */
-  uint8_t *out = a.dst + (size_t) y0 * a.dpitch + x0 + lane;
-  for (int r = 0; r < rows; r++) {
-    const uint32_t e = __shfl_sync (kFull, E, r);
-    if (lane < cols)
-      out[(size_t) r * a.dpitch] = ((e >> lane) & 1u) ? 255 : 0;
-  }
+  tile_pixels (E, tx, ty, a);
 }
 
 /* ------------------------------------------------------------ canny.merge */

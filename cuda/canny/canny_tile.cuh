@@ -272,13 +272,18 @@ template <bool L2> __global__ void __launch_bounds__ (32, kTile3BlocksPerSm) can
  * every tile is resident at once and the kernel takes as long as one
  * tile's chain of dependent steps): a block of kBandWarps warps per tile,
  * each the words of a band of rows (tile3_words_rows), then warp 0 the
- * tile's hysteresis. The chain is a band's rows, not the tile's. */
+ * tile's E and every warp some of its open components (open_labels_fill).
+ * The chain is a band's rows, not the tile's, and the E fill plus about a
+ * quarter of the open components' fills, not all of them. */
 constexpr int kBandWarps = 4;
 constexpr int kBandRows = kTileH / kBandWarps;
 /* 64 registers: eight blocks (a tile each) an SM */
 template <bool L2> __global__ void __launch_bounds__ (32 * kBandWarps, 8) canny_tile3_band_kernel (TileArgs a)
 {
   __shared__ uint2 s_words[kTileH];
+  __shared__ OpenLabels s_open;
+  __shared__ uint32_t s_e[kTileH];
+  __shared__ bool s_tile_open;
   allow_next_grid (); /* canny.merge may launch: it waits for this grid's end */
   const int lane = threadIdx.x, warp = threadIdx.y;
   const CannyThresholds th = tile_thresholds (a, 3);
@@ -290,17 +295,33 @@ template <bool L2> __global__ void __launch_bounds__ (32 * kBandWarps, 8) canny_
   const bool in_x = x0 >= 2 && x0 + 31 < hy.w;
   for (int ty = blockIdx.y; ty < hy.tiles_y; ty += gridDim.y) {
     const int y0 = ty * kTileH;
+    if (warp == 1)
+      open_labels_clear (s_open);
     if (in_x && y0 >= 2 && y0 + 33 < hy.h)
       tile3_words_rows<L2, kBandRows, false> (a, th, x0, y0, warp * kBandRows, s_words);
     else
       tile3_words_rows<L2, kBandRows, true> (a, th, x0, y0, warp * kBandRows, s_words);
     __syncthreads ();
+    const uint2 cs = s_words[lane];
+    /* bit 0 of a ballot is lane 0 (column x0 - 1): shift it out */
+    const uint32_t cand = (cs.x >> 1) & kRowMask, strong = (cs.y >> 1) & kRowMask;
+    /* E by warp 0, then the open components, if any, by every warp */
     if (warp == 0) {
-      const uint2 cs = s_words[lane];
-      /* bit 0 of a ballot is lane 0 (column x0 - 1): shift it out */
-      tile_hysteresis ((cs.x >> 1) & kRowMask, (cs.y >> 1) & kRowMask, tx, ty, hy);
+      const uint32_t e = warp_fill (strong, cand);
+      s_e[lane] = e;
+      const bool open = __any_sync (kFull, open_border (cand & ~e, tx, ty, hy) != 0);
+      if (lane == 0)
+        s_tile_open = open;
     }
-    __syncthreads (); /* the words are read before the next tile's stores */
+    __syncthreads ();
+    const uint32_t E = s_e[lane];
+    if (s_tile_open) { /* the same for the whole block */
+      open_labels_fill (cand & ~E, tx, ty, hy, s_open);
+      __syncthreads ();
+    }
+    if (warp == 0)
+      tile_hysteresis_labelled (cand, E, tx, ty, hy, s_open);
+    __syncthreads (); /* the words and labels are read before the next tile's stores */
   }
 }
 

@@ -99,12 +99,16 @@ static_assert (kWarpRows % kRowBatch == 0, "a warp's rows are whole batches");
  * and column 0 for zeros. The integral is then the inclusive sum over
  * the entries above and left. Entries past the width, up to the pitch,
  * are zeros in the level image. A tile is kTileWarps warps of a block,
- * each kWarpRows rows; their column sums meet in shared memory. */
-__global__ void
-tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels, BatchMap tiles, uint8_t *__restrict__ image,
-    uint2 *__restrict__ carries)
+ * each kWarpRows rows; their column sums meet in shared memory. At most
+ * 80 registers (77, no spills; 116 with unpacked column taps): six blocks
+ * of 128 threads an SM instead of four, for a kernel that waits on its
+ * gathered loads rather than its instructions. */
+__global__ void __launch_bounds__ (768) tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels,
+    BatchMap tiles, uint8_t *__restrict__ image, uint2 *__restrict__ carries)
 {
-  /* [tile of the block][warp][column of the tile]: the warps' column sums */
+  /* [tile of the block][warp][column j of the lanes][lane]: the warps'
+   * column sums (lane l's column j is column 4 l + j of the tile; a warp's
+   * store or load is 32 consecutive entries, no bank conflicts) */
   extern __shared__ uint2 column_parts[];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int per_block = (blockDim.x * blockDim.y) / (32 * kTileWarps);
@@ -128,13 +132,17 @@ tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels, BatchMap ti
       width = L.width + 1;
       col_carries = k.cols + (size_t) t.ty * width + t.tx * facedetect::kIntegralTileWidth;
       const bool stored = x0 < L.pitch;
-      /* the columns' taps, once per tile; lane r computes row r's */
-      haar::ResizeTap tx[kLaneColumns];
+      /* the columns' taps, once per tile, packed (a register each, not
+       * four: the kernel's registers bound its occupancy); lane r
+       * computes row r's */
+      uint32_t tx[kLaneColumns], col_in = 0;
 #pragma unroll
       for (int j = 0; j < kLaneColumns; j++) {
-        tx[j] = { 0, 0, 0, 0 };
-        if (x0 + j > 0 && x0 + j <= L.width)
-          tx[j] = haar::resize_tap (x0 + j - 1, L.scale_x, src.width);
+        tx[j] = 0;
+        if (x0 + j > 0 && x0 + j <= L.width) {
+          tx[j] = pack_tap (haar::resize_tap (x0 + j - 1, L.scale_x, src.width));
+          col_in |= 1u << j;
+        }
       }
       const int ly = y0 + lane;
       const uint32_t my_tap =
@@ -154,9 +162,11 @@ tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels, BatchMap ti
 #pragma unroll
           for (int j = 0; j < kLaneColumns; j++) {
             v[i][j] = 0;
-            if (row_in && tx[j].w0 + tx[j].w1 > 0)
-              v[i][j] = haar::resize_v (haar::resize_h (__ldg (p0 + tx[j].i0), __ldg (p0 + tx[j].i1), tx[j]),
-                  haar::resize_h (__ldg (p1 + tx[j].i0), __ldg (p1 + tx[j].i1), tx[j]), ty);
+            if (row_in && ((col_in >> j) & 1u)) {
+              const haar::ResizeTap c = unpack_tap (tx[j]);
+              v[i][j] = haar::resize_v (haar::resize_h (__ldg (p0 + c.i0), __ldg (p0 + c.i1), c),
+                  haar::resize_h (__ldg (p1 + c.i0), __ldg (p1 + c.i1), c), ty);
+            }
           }
         }
 #pragma unroll
@@ -187,17 +197,17 @@ tiles_kernel (ConstImage8 src, const LevelDesc *__restrict__ levels, BatchMap ti
         carries[k.rows + (size_t) t.tx * (L.height + 1) + y0 + lane] = make_uint2 (row_s, row_q);
 #pragma unroll
       for (int j = 0; j < kLaneColumns; j++)
-        parts[part * facedetect::kIntegralTileWidth + lane * kLaneColumns + j] = make_uint2 (col_s[j], col_q[j]);
+        parts[part * facedetect::kIntegralTileWidth + j * 32 + lane] = make_uint2 (col_s[j], col_q[j]);
     }
     __syncthreads ();
-    /* the tile's column sums: warp `part` adds up the column part of
-     * each lane's four (consecutive warps' stores, 8-byte strided) */
+    /* the tile's column sums: warp `part` adds up column `part` of each
+     * lane's four */
     if (active) {
       const int c = lane * kLaneColumns + part;
       uint2 sum = make_uint2 (0, 0);
 #pragma unroll
       for (int w = 0; w < kTileWarps; w++) {
-        const uint2 p = parts[w * facedetect::kIntegralTileWidth + c];
+        const uint2 p = parts[w * facedetect::kIntegralTileWidth + part * 32 + lane];
         sum.x += p.x;
         sum.y += p.y;
       }

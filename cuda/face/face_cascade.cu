@@ -7,8 +7,10 @@
  * runs in three kernels, each over every level of a batch:
  *  - cascade (front): one thread per window, 2D blocks over each level's
  *    window grid, the variance normalization and the first stages (short
- *    ones: a warp's threads leave close together). Survivors are compacted
- *    into a list with one atomic per coalesced group of a warp.
+ *    ones: a warp's threads leave close together); the first stage's
+ *    survivors are compacted in the block before the others. Survivors
+ *    are compacted into a list with one atomic per coalesced group of a
+ *    warp.
  *  - stages: one thread per listed survivor, a few more stages, compacted
  *    again: the list is dense, so warps are full again.
  *  - deep: the last, long stages of the few windows left, a warp per
@@ -82,31 +84,84 @@ frame_key (const LevelDesc & L, const Window & w)
  * they are"). */
 constexpr bool kFrontSharedCorners = false;
 
+/* The first kernel: a thread a window (a warp a row of 32 windows of its
+ * level, blockDim.x = 32), its normalization and stages [0, last). About
+ * half the windows leave at stage 0, so after it the block's survivors
+ * are compacted in shared memory (`passed`: each survivor's thread index
+ * and norm, dynamic, blockDim.x * blockDim.y entries) and its first
+ * threads evaluate stages [1, last) of one survivor each: the later stages
+ * run in full warps instead of in every warp at half its lanes. The same
+ * stages of the same windows, so the same list. */
+/* The first kernel's registers. Hopper: 32 (8 bytes of spill in the
+ * stumps' instance), 64 warps an SM; uncapped it takes 42 (40 warps) and
+ * the frame is up to 2% slower (docs/PERFORMANCE.md "Why the kernels are
+ * built as they are"). Ampere and Ada: 40, what the kernel took there
+ * before the compaction, without spills (at 32: 12-116 bytes; uncapped:
+ * 96). Turing: 64, likewise. Measured on Hopper only. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr int kFrontMaxRegisters = 32;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+constexpr int kFrontMaxRegisters = 40;
+#else
+constexpr int kFrontMaxRegisters = 64;
+#endif
 template <bool STUMPS>
 __global__ void
-front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap blocks, BatchMap windows,
-    const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, int last, WindowEntry *out, uint32_t *out_count,
-    unsigned out_capacity)
+__maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels,
+    BatchMap blocks, BatchMap windows, const uint32_t *__restrict__ sum, const uint32_t *__restrict__ sq, int last,
+    WindowEntry *out, uint32_t *out_count, unsigned out_capacity)
 {
+  extern __shared__ uint2 passed[];
+  __shared__ unsigned n_passed;
   const int li = blocks.level_of (blockIdx.x);
   const LevelDesc & L = levels[li];
   const int b = blockIdx.x - blocks.begin[li];
   /* rows of nbx blocks (launch_front's map) */
   const int nbx = (L.grid_x + blockDim.x - 1) / blockDim.x;
   const int by = facedetect::divide (b, blocks.row[li]), bx = b - by * nbx;
-  const int gx = bx * blockDim.x + threadIdx.x, gy = by * blockDim.y + threadIdx.y;
-  if (gx >= L.grid_x || gy >= L.grid_y)
-    return;
-  const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
-  float norm;
-  const uint32_t *ws = haar::window_base (sum + o);
-  if (!haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm))
-    return;
+  const int gx0 = bx * blockDim.x, gy0 = by * blockDim.y;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   using Load = std::conditional_t<kFrontSharedCorners, haar::SharedCornerLoad, haar::GlobalLoad>;
-  if (haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, last) != 1)
+  const int first_end = min (last, 1);
+  bool pass = false;
+  float norm = 0;
+  {
+    const int gx = gx0 + threadIdx.x, gy = gy0 + threadIdx.y;
+    if (gx < L.grid_x && gy < L.grid_y) {
+      const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
+      const uint32_t *ws = haar::window_base (sum + o);
+      pass = haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm) &&
+          haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, first_end) == 1;
+    }
+  }
+  if (last <= 1) { /* the same for the whole block: stage 0 was all */
+    if (pass)
+      coalesced_append (out, out_count, out_capacity,
+          make_uint2 ((unsigned) (windows.begin[li] + (gy0 + threadIdx.y) * L.grid_x + gx0 + threadIdx.x),
+              __float_as_uint (norm)));
+    return;
+  }
+  if (tid == 0)
+    n_passed = 0;
+  __syncthreads ();
+  const unsigned lane = threadIdx.x, mask = __ballot_sync (0xffffffffu, pass);
+  unsigned base = 0;
+  if (lane == 0 && mask)
+    base = atomicAdd (&n_passed, (unsigned) __popc (mask));
+  base = __shfl_sync (0xffffffffu, base, 0);
+  if (pass)
+    passed[base + __popc (mask & ((1u << lane) - 1u))] = make_uint2 ((unsigned) tid, __float_as_uint (norm));
+  __syncthreads ();
+  if ((unsigned) tid >= n_passed)
+    return;
+  const uint2 e = passed[tid];
+  const int gx = gx0 + (int) (e.x & 31u), gy = gy0 + (int) (e.x >> 5); /* blockDim.x = 32 */
+  const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
+  if (haar::eval_stages<STUMPS, Load> (c, haar::window_base (sum + o), L.pitch, __uint_as_float (e.y), first_end,
+          last) != 1)
     return;
   coalesced_append (out, out_count, out_capacity,
-      make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), __float_as_uint (norm)));
+      make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), e.y));
 }
 
 /* haar::evaluated_by_opencv with the group's lanes walking LANES windows
@@ -404,7 +459,9 @@ launch_front (const haar::CascadeView & cascade, bool stumps, const BatchView & 
 {
   const KernelTraits & t = facedetect_cascade_traits ();
   auto kernel = stumps ? front_kernel<true> : front_kernel<false>;
-  LaunchConfig c = policy.choose (t, cached_resources (kernel), hc.frame_width, hc.frame_height);
+  KernelResources res = cached_resources (kernel);
+  res.dynamic_smem_per_thread = sizeof (uint2); /* the stage-0 survivors */
+  LaunchConfig c = policy.choose (t, res, hc.frame_width, hc.frame_height);
   c.block = { 32, std::max (1u, c.block.threads () / 32) };
   const int bx = (int) c.block.x, by = (int) c.block.y;
   const BatchMap blocks = make_batch_map (
@@ -417,7 +474,8 @@ launch_front (const haar::CascadeView & cascade, bool stumps, const BatchView & 
   c.grid_x = (unsigned) blocks.total ();
   c.grid_y = 1;
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, false, stream);
-  kernel<<<dim3 (c.grid_x), block_dim (c), 0, stream>>> (cascade, b.levels, blocks, windows, b.sum, b.sq, last,
+  const size_t smem = (size_t) c.block.threads () * sizeof (uint2);
+  kernel<<<dim3 (c.grid_x), block_dim (c), smem, stream>>> (cascade, b.levels, blocks, windows, b.sum, b.sq, last,
       out.items, out.count, out.capacity);
   CV_CUDA_TRY_LAUNCH ("facedetect front_kernel");
   hook_call (hc, t, hc.frame_width, hc.frame_height, c, true, stream);

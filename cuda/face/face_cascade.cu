@@ -7,12 +7,11 @@
  * runs in three kernels, each over every level of a batch:
  *  - cascade (front): one thread per window, 2D blocks over each level's
  *    window grid, the variance normalization and the first stages (short
- *    ones: a warp's threads leave close together); the first stage's
- *    survivors are compacted in the block before the others. Survivors
- *    are compacted into a list with one atomic per coalesced group of a
- *    warp.
- *  - stages: one thread per listed survivor, a few more stages, compacted
- *    again: the list is dense, so warps are full again.
+ *    ones), the block's survivors compacted in shared memory after each
+ *    stage so that the next runs in full warps. Survivors are appended to
+ *    a list with one atomic per coalesced group of a warp.
+ *  - stages (rounds; the default schedule has none): one thread per listed
+ *    survivor, a few more stages, compacted again into another list.
  *  - deep: the last, long stages of the few windows left, a warp per
  *    window with each stage's weak classifiers spread over the lanes and
  *    summed with a butterfly reduction (or a thread per window, for
@@ -86,12 +85,14 @@ constexpr bool kFrontSharedCorners = false;
 
 /* The first kernel: a thread a window (a warp a row of 32 windows of its
  * level, blockDim.x = 32), its normalization and stages [0, last). About
- * half the windows leave at stage 0, so after it the block's survivors
- * are compacted in shared memory (`passed`: each survivor's thread index
- * and norm, dynamic, blockDim.x * blockDim.y entries) and its first
- * threads evaluate stages [1, last) of one survivor each: the later stages
- * run in full warps instead of in every warp at half its lanes. The same
- * stages of the same windows, so the same list. */
+ * half the windows leave at each of the first stages, so after each stage
+ * the block's survivors are compacted in shared memory (`passed`: each
+ * survivor's thread index in the block and its norm, dynamic, blockDim.x *
+ * blockDim.y entries) and the block's first threads evaluate the next
+ * stage of one survivor each: the later stages run in full warps instead
+ * of in every warp at half its lanes or less, on the block's own windows
+ * (their integral rows still in L1). The same stages of the same windows,
+ * so the same list. */
 /* The first kernel's registers. Hopper: 32 (8 bytes of spill in the
  * stumps' instance), 64 warps an SM; uncapped it takes 42 (40 warps) and
  * the frame is up to 2% slower (docs/PERFORMANCE.md "Why the kernels are
@@ -122,46 +123,53 @@ __maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelD
   const int gx0 = bx * blockDim.x, gy0 = by * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   using Load = std::conditional_t<kFrontSharedCorners, haar::SharedCornerLoad, haar::GlobalLoad>;
-  const int first_end = min (last, 1);
+  /* the integral offset of the block's window `t` (blockDim.x = 32) */
+  auto origin = [&] (unsigned t) {
+    return L.offset + (size_t) ((gy0 + (int) (t >> 5)) * L.step) * L.pitch +
+        (size_t) ((gx0 + (int) (t & 31u)) * L.step);
+  };
+  /* the window this thread evaluates: its own, then a survivor's */
+  uint2 e = make_uint2 ((unsigned) tid, 0u);
   bool pass = false;
-  float norm = 0;
-  {
-    const int gx = gx0 + threadIdx.x, gy = gy0 + threadIdx.y;
-    if (gx < L.grid_x && gy < L.grid_y) {
-      const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
-      const uint32_t *ws = haar::window_base (sum + o);
-      pass = haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm) &&
-          haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, first_end) == 1;
-    }
+  if (gx0 + (int) threadIdx.x < L.grid_x && gy0 + (int) threadIdx.y < L.grid_y) {
+    const size_t o = origin ((unsigned) tid);
+    const uint32_t *ws = haar::window_base (sum + o);
+    float norm = 0;
+    pass = haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm) &&
+        haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, 1) == 1;
+    e.y = __float_as_uint (norm);
   }
-  if (last <= 1) { /* the same for the whole block: stage 0 was all */
+  const unsigned lane = threadIdx.x;
+  for (int s = 1; s < last; s++) {
+    /* every thread is here (the count is the block's): the previous
+     * stage's entries and count have been read */
+    if (tid == 0)
+      n_passed = 0;
+    __syncthreads ();
+    const unsigned mask = __ballot_sync (0xffffffffu, pass);
+    unsigned base = 0;
+    if (lane == 0 && mask)
+      base = atomicAdd (&n_passed, (unsigned) __popc (mask));
+    base = __shfl_sync (0xffffffffu, base, 0);
     if (pass)
-      coalesced_append (out, out_count, out_capacity,
-          make_uint2 ((unsigned) (windows.begin[li] + (gy0 + threadIdx.y) * L.grid_x + gx0 + threadIdx.x),
-              __float_as_uint (norm)));
-    return;
+      passed[base + __popc (mask & ((1u << lane) - 1u))] = e;
+    __syncthreads ();
+    const unsigned n = n_passed;
+    if (n == 0)
+      return; /* the whole block */
+    pass = (unsigned) tid < n;
+    if (pass) {
+      e = passed[tid];
+      pass = haar::eval_stages<STUMPS, Load> (c, haar::window_base (sum + origin (e.x)), L.pitch, __uint_as_float (e.y),
+                 s, s + 1) == 1;
+    }
+    if (s + 1 < last)
+      __syncthreads ();
   }
-  if (tid == 0)
-    n_passed = 0;
-  __syncthreads ();
-  const unsigned lane = threadIdx.x, mask = __ballot_sync (0xffffffffu, pass);
-  unsigned base = 0;
-  if (lane == 0 && mask)
-    base = atomicAdd (&n_passed, (unsigned) __popc (mask));
-  base = __shfl_sync (0xffffffffu, base, 0);
   if (pass)
-    passed[base + __popc (mask & ((1u << lane) - 1u))] = make_uint2 ((unsigned) tid, __float_as_uint (norm));
-  __syncthreads ();
-  if ((unsigned) tid >= n_passed)
-    return;
-  const uint2 e = passed[tid];
-  const int gx = gx0 + (int) (e.x & 31u), gy = gy0 + (int) (e.x >> 5); /* blockDim.x = 32 */
-  const size_t o = L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
-  if (haar::eval_stages<STUMPS, Load> (c, haar::window_base (sum + o), L.pitch, __uint_as_float (e.y), first_end,
-          last) != 1)
-    return;
-  coalesced_append (out, out_count, out_capacity,
-      make_uint2 ((unsigned) (windows.begin[li] + gy * L.grid_x + gx), e.y));
+    coalesced_append (out, out_count, out_capacity,
+        make_uint2 ((unsigned) (windows.begin[li] + (gy0 + (int) (e.x >> 5)) * L.grid_x + gx0 + (int) (e.x & 31u)),
+            e.y));
 }
 
 /* haar::evaluated_by_opencv with the group's lanes walking LANES windows

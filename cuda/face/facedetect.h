@@ -127,10 +127,12 @@ public:
    * the rest, `lanes` lanes per window (1, 2, 4, 8, 16 or 32; more than
    * one only where the cascade allows it, haar::stage_sums_exact, else 1).
    * Ends past the cascade are dropped. Every schedule gives the same
-   * windows; the default was the fastest at 10 of 12 inputs and sizes
-   * (docs/PERFORMANCE.md "Why the kernels are built as they are"). */
+   * windows. The default, stages 0-3 in the first kernel (which compacts
+   * its block's survivors after each) and no round, was the fastest or
+   * within 1% of it at every input and size (docs/PERFORMANCE.md "Why the
+   * kernels are built as they are"); the elements launch no round. */
   struct Schedule {
-    std::vector<int> ends { 2, 4 };
+    std::vector<int> ends { 4 };
     int lanes = 32;
     int round_lanes = 1;
     /* facedetect.deep with 32 lanes: the stage from which a window is

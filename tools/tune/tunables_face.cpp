@@ -88,13 +88,18 @@ struct Detector {
   CudaStatus uploaded;
 };
 
+/* A frame searched with the default schedule, or (`rounds`) with one
+ * round of facedetect.stages, stages 2-3, which the default schedule does
+ * not launch (FaceDetector::Schedule). */
 CudaStatus
-search_frame (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
+search_with (bool rounds, const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
 {
   if (!loaded_cascade ().error.empty ())
     return { cudaErrorInvalidValue, "facedetect: no cascade (cudavision-tune --list says why)" };
-  Detector & d = in.object<Detector> ("facedetect.detector", [&] {
+  Detector & d = in.object<Detector> (rounds ? "facedetect.detector.rounds" : "facedetect.detector", [&] {
     auto n = std::make_shared<Detector> ();
+    if (rounds)
+      n->det.set_schedule ({ { 2, 4 }, 32, 1 });
     n->uploaded = n->det.set_cascade (loaded_cascade ().cascade, stream);
     return n;
   });
@@ -105,6 +110,18 @@ search_frame (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, Tu
     return frame.status;
   FaceDetector::Result r;
   return d.det.detect (frame.image, FaceDetectParams {}, policy, stream, &r);
+}
+
+CudaStatus
+search_frame (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
+{
+  return search_with (false, policy, stream, w, h, in);
+}
+
+CudaStatus
+search_frame_with_round (const LaunchPolicy & policy, cudaStream_t stream, int w, int h, TuneInputs & in)
+{
+  return search_with (true, policy, stream, w, h, in);
 }
 
 std::string
@@ -130,14 +147,15 @@ struct Registrations {
         tu.note = "once per frame over the raw list, keyed by the frame size; includes the read-back and the host "
                   "wake-up; at most 1 warm-up and 7 timed launches per shape";
       /* The rounds read the list the first kernel appended, the deep kernel
-       * the rounds' list, in an order their blocks set: timed with those
-       * at their tuned shapes. Measured on an H100 (docs/BLOCK-SIZING.md,
+       * the first kernel's list (the rounds', under a schedule with rounds),
+       * in an order their blocks set: timed with those at their tuned shapes. Measured on an H100 (docs/BLOCK-SIZING.md,
        * "What the face detector taught the tuner"): timed next to the
        * first kernel's static 256 threads, the rounds' pick at 640x480 was
        * 928 threads, and the table's whole frame there 7.6% slower than 256
        * threads for every kernel (next to the first kernel's tuned 128);
        * timed together, 544 threads and 0.6% faster. */
       if (t == &facedetect_stages_traits ()) {
+        tu.launch = search_frame_with_round;
         tu.tuned_with = { facedetect_cascade_traits ().name };
         /* the windows a pass takes: on the synthetic photograph every
          * shape from 64 to 1024 threads lies within 52-56 us at 640x480,
@@ -149,7 +167,7 @@ struct Registrations {
         };
       }
       if (t == &facedetect_deep_traits ())
-        tu.tuned_with = { facedetect_cascade_traits ().name, facedetect_stages_traits ().name };
+        tu.tuned_with = { facedetect_cascade_traits ().name };
       tu.unavailable = unavailable;
       /* whole detections, a few hundred µs to a few ms each and steady
        * (their p10 and p90 within a few % of the median on an H100): 1

@@ -93,12 +93,12 @@ constexpr bool kFrontSharedCorners = false;
  * of in every warp at half its lanes or less, on the block's own windows
  * (their integral rows still in L1). The same stages of the same windows,
  * so the same list. */
-/* The first kernel's registers. Hopper: 32 (8 bytes of spill in the
- * stumps' instance), 64 warps an SM; uncapped it takes 42 (40 warps) and
- * the frame is up to 2% slower (docs/PERFORMANCE.md "Why the kernels are
- * built as they are"). Ampere and Ada: 40, what the kernel took there
- * before the compaction, without spills (at 32: 12-116 bytes; uncapped:
- * 96). Turing: 64, likewise. Measured on Hopper only. */
+/* The first kernel's registers. Hopper: 32, without spills, 64 warps an
+ * SM; capped at 40 or 48 the frame was 2-9% slower (docs/PERFORMANCE.md
+ * "Why the kernels are built as they are"). Ampere and Ada: 40, what the
+ * kernel took there before the compaction (12 bytes of spill in the
+ * stumps' instance). Turing: 64, likewise, without spills. Measured on
+ * Hopper only. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 constexpr int kFrontMaxRegisters = 32;
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -75,12 +75,12 @@ frame_key (const LevelDesc & L, const Window & w)
 }
 
 /* Whether the front kernel reads stumps' shared corners once (haar::
- * SharedCornerLoad), as the stages rounds do. Off: it then takes 38
- * registers instead of 32 (48 warps an SM instead of 64; capped at 32,
- * 16 bytes spill), for 16 of its 200 corner loads (default cascade,
- * stages 0-1) in a kernel that is 75% issue-bound, and the whole frame
- * was 1-2% slower (docs/PERFORMANCE.md "Why the kernels are built as
- * they are"). */
+ * SharedCornerLoad), as the stages rounds do. Off: on, the kernel took
+ * 38 registers instead of 32 (48 warps an SM instead of 64; capped at
+ * 32, 16 bytes spill) when it ran stages 0-1, for 16 of their 200 corner
+ * loads (default cascade), and the whole frame was 1-2% slower
+ * (docs/PERFORMANCE.md "Why the kernels are built as they are"); with
+ * stages 0-3 (58 of 700 loads) it spills 84 bytes at 32. */
 constexpr bool kFrontSharedCorners = false;
 
 /* The first kernel: a thread a window (a warp a row of 32 windows of its

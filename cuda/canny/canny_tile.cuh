@@ -315,8 +315,8 @@ template <bool L2> __global__ void __launch_bounds__ (32 * kBandWarps, 8) canny_
     }
     __syncthreads ();
     /* W (cand & ~E) is formed again in each callee rather than once here:
-     * passing it down compiled to another schedule that measured 0.5-1%
-     * slower at 720p (H200, 2026-11-29, two rounds). */
+     * passing it down compiled to another schedule that measured slower at
+     * 720p (docs/PERFORMANCE.md, "Why the kernels are built as they are"). */
     const uint32_t E = s_e[lane];
     if (s_tile_open) { /* the same for the whole block */
       open_labels_fill (cand & ~E, tx, ty, hy, s_open);

@@ -146,14 +146,12 @@ struct Registrations {
       if (t == &facedetect_group_traits ())
         tu.note = "once per frame over the raw list, keyed by the frame size; includes the read-back and the host "
                   "wake-up; at most 1 warm-up and 7 timed launches per shape";
-      /* The rounds read the list the first kernel appended, the deep kernel
-       * the first kernel's list (the rounds', under a schedule with rounds),
-       * in an order their blocks set: timed with those at their tuned shapes. Measured on an H100 (docs/BLOCK-SIZING.md,
-       * "What the face detector taught the tuner"): timed next to the
-       * first kernel's static 256 threads, the rounds' pick at 640x480 was
-       * 928 threads, and the table's whole frame there 7.6% slower than 256
-       * threads for every kernel (next to the first kernel's tuned 128);
-       * timed together, 544 threads and 0.6% faster. */
+      /* The rounds and the deep kernel read the list the first kernel
+       * appended (the deep kernel the rounds', under a schedule with
+       * rounds), in an order its blocks set, so they are timed next to it
+       * at its tuned shape: timed apart, the rounds' pick made the table's
+       * whole frame slower than one shape for every kernel
+       * (docs/BLOCK-SIZING.md, "What the face detector taught the tuner"). */
       if (t == &facedetect_stages_traits ()) {
         tu.launch = search_frame_with_round;
         tu.tuned_with = { facedetect_cascade_traits ().name };

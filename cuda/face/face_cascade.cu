@@ -130,16 +130,26 @@ __maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelD
   };
   /* the window this thread evaluates: its own, then a survivor's */
   uint2 e = make_uint2 ((unsigned) tid, 0u);
-  bool pass = false;
+  bool pass = false, rejected = false;
   if (gx0 + (int) threadIdx.x < L.grid_x && gy0 + (int) threadIdx.y < L.grid_y) {
     const size_t o = origin ((unsigned) tid);
     const uint32_t *ws = haar::window_base (sum + o);
     float norm = 0;
-    pass = haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm) &&
-        haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, 1) == 1;
+    const bool normalized = haar::window_norm (ws, sq + o, L.pitch, c.window_width, c.window_height, &norm);
+    pass = normalized && haar::eval_stages<STUMPS, Load> (c, ws, L.pitch, norm, 0, 1) == 1;
+    rejected = normalized && !pass;
     e.y = __float_as_uint (norm);
   }
   const unsigned lane = threadIdx.x;
+  /* OpenCV's scan skips the window after one its first stage rejects
+   * (haar::evaluated_by_opencv): a window after an odd run of those is
+   * never evaluated there, so it leaves here, before its later stages.
+   * The warp is 32 neighbours of a row; where the run goes back past its
+   * first, the window stays and the deep kernel's check decides, as it
+   * does for every accepted window. */
+  const unsigned rejected_lanes = __ballot_sync (0xffffffffu, rejected);
+  if (pass)
+    pass = haar::evaluated_in_run (rejected_lanes, (int) lane, gx0 == 0) != 0;
   for (int s = 1; s < last; s++) {
     /* every thread is here (the count is the block's): the previous
      * stage's entries and count have been read */

@@ -757,5 +757,21 @@ CV_HD bool evaluated_by_opencv (const CascadeView & c, const uint32_t *row_sum, 
   return (zeros & 1) == 0;
 }
 
+/* evaluated_by_opencv from first-stage results known side by side: bit
+ * k of `rejected` says that the first stage rejected window first + k of
+ * a row (eval_window's 0; a window too flat to normalize, -1, is not
+ * one). Whether OpenCV's scan evaluates window first + i: 1 yes, 0 no
+ * (the run of rejections right before it is odd), -1 unknown (the run
+ * goes back past window `first`, and `first` is not the row's first). */
+CV_HD int
+evaluated_in_run (unsigned rejected, int i, bool row_start)
+{
+  const unsigned breaks = ~rejected & ((1u << i) - 1u);
+  if (breaks == 0u && !row_start)
+    return -1;
+  const int last_break = breaks ? 31 - CV_HD_PICK (__clz ((int) breaks), __builtin_clz (breaks)) : -1;
+  return ((i - 1 - last_break) & 1) == 0 ? 1 : 0;
+}
+
 }  // namespace haar
 }  // namespace cudavision

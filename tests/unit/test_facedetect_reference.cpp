@@ -193,6 +193,50 @@ const char *kCascades[] = { "haarcascade_frontalface_default.xml", "haarcascade_
 
 }  // namespace
 
+/* haar::evaluated_in_run, which the first kernel uses to drop the windows
+ * OpenCV's scan skips, against that scan (a window after one its first
+ * stage rejects is skipped) on random rows cut into warps of 32: every
+ * answer it gives is the scan's, and it gives none only where the run of
+ * rejections goes back past a warp's first window. */
+TEST (FaceReference, FirstStageRunsAreOpenCVsScan)
+{
+  std::mt19937 rng (7);
+  for (double p : { 0.1, 0.5, 0.9, 0.99 }) {
+    std::bernoulli_distribution reject (p);
+    long known = 0, skipped = 0;
+    for (int row = 0; row < 2000; row++) {
+      const int n = 1 + (int) (rng () % 200);
+      std::vector<bool> rejected (n), evaluated (n);
+      for (int g = 0; g < n; g++)
+        rejected[g] = reject (rng);
+      evaluated[0] = true;
+      for (int g = 1; g < n; g++)
+        evaluated[g] = !(evaluated[g - 1] && rejected[g - 1]);
+      for (int first = 0; first < n; first += 32) {
+        unsigned mask = 0;
+        for (int k = 0; k < 32 && first + k < n; k++)
+          mask |= rejected[first + k] ? 1u << k : 0u;
+        bool all_before = true;
+        for (int i = 0; i < 32 && first + i < n; i++) {
+          const int r = haar::evaluated_in_run (mask, i, first == 0);
+          if (r < 0) {
+            EXPECT_TRUE (all_before && first > 0) << "p " << p << " row " << row << " window " << first + i;
+          } else {
+            EXPECT_EQ (r == 1, (bool) evaluated[first + i]) << "p " << p << " row " << row << " window " << first + i;
+            known++;
+            skipped += r == 0;
+          }
+          all_before = all_before && rejected[first + i];
+        }
+      }
+    }
+    EXPECT_GT (known, 0);
+    if (p >= 0.5) {
+      EXPECT_GT (skipped, 0) << p;
+    }
+  }
+}
+
 TEST (FaceReference, PyramidLevelsAreOpenCVsResize)
 {
   FaceDetectParams p;

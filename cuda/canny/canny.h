@@ -40,9 +40,9 @@
  *     where it touches E (lock-free union-find: atomicMin on the parents,
  *     Playne & Hawick, path halving by compare-and-swap).
  *  3. canny.weak: a warp per open tile finds the root of each of its
- *     components (a component joined a strong pixel when that is node 0),
- *     fills W again from those components and writes 255 on what it
- *     reaches.
+ *     components (a component joined a strong pixel when that is node 0)
+ *     and writes 255 on those components' pixels, which canny.tile's
+ *     fills labelled (bit-sliced label planes: no fill again).
  * Steps 2 and 3 are programmatic launches (FrameLaunches::
  * programmatic_kernel): each is launched while the step before it still
  * runs and waits for its end on the device, so that a small frame does not

@@ -46,11 +46,10 @@ canny_merge_kernel (const TileRecord *__restrict__ rec, int tiles_x, int tiles_y
 }
 
 /* A warp per tile; for an open one, the root of each of its components
- * (the unions are over), then its W filled again from the
- * components whose root is node 0 (joined to a strong pixel), which
- * become 255 (the tile kernel wrote 0 there). The tile's W and its
- * components' pixels are loaded with the roots, not after them. Fixed
- * 32 x 4 (warp-wide fills). */
+ * (the unions are over), then the pixels of the components whose root
+ * is node 0 (joined to a strong pixel) from the tile's label planes,
+ * which become 255 (the tile kernel wrote 0 there). The planes are
+ * loaded with the roots, not after them. Fixed 32 x 4 (a row a lane). */
 __global__ void __launch_bounds__ (128)
 canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const OpenTile *__restrict__ open_tiles,
     const int *__restrict__ parent)
@@ -62,28 +61,32 @@ canny_weak_kernel (uint8_t *dst, size_t pitch, int tiles_x, int tiles, const Ope
     const int k = (int) __ldg (&t.components);
     if (k == 0)
       continue;
-    const uint32_t weak = __ldg (&t.weak[lane]);
+    /* this lane's row of each plane the tile wrote */
+    const int planes = label_planes (k);
+    uint32_t label[kLabelPlanes];
+#pragma unroll
+    for (int b = 0; b < kLabelPlanes; b++)
+      label[b] = b < planes ? __ldg (&t.label[b][lane]) : 0u;
     /* components lane and lane + 32: up to 32 components (nearly every
-     * open tile) one walk to the root a lane, all walks side by side; each
-     * rep read only where the tile wrote it */
+     * open tile) one walk to the root a lane, all walks side by side */
     const int c0 = lane, c1 = lane + 32;
-    const uint32_t rep0 = c0 < k ? (uint32_t) __ldg (t.rep + c0) : 0u;
-    const uint32_t rep1 = c1 < k ? (uint32_t) __ldg (t.rep + c1) : 0u;
     const bool s0 = c0 < k && find_root (parent, tile_node (tile, c0)) == 0;
     const bool s1 = c1 < k && find_root (parent, tile_node (tile, c1)) == 0;
-    if (!__any_sync (kFull, s0 || s1))
-      continue;
-    /* the seeds: the rep of each component joined to a strong pixel */
     const uint32_t m0 = __ballot_sync (kFull, s0), m1 = __ballot_sync (kFull, s1);
-    uint32_t seed = 0;
+    if (!(m0 | m1))
+      continue;
+    /* the row's pixels labelled c + 1 for each such component c */
+    uint32_t F = 0;
 #pragma unroll
     for (int h = 0; h < 2; h++)
       for (uint32_t m = h ? m1 : m0; m; m &= m - 1) {
-        const int p = (int) __shfl_sync (kFull, h ? rep1 : rep0, __ffs (m) - 1);
-        if (lane == p >> 5)
-          seed |= 1u << (p & 31);
+        const uint32_t v = (uint32_t) (32 * h + __ffs (m));
+        uint32_t match = kRowMask;
+#pragma unroll
+        for (int b = 0; b < kLabelPlanes; b++)
+          match &= ((v >> b) & 1u) ? label[b] : ~label[b];
+        F |= match;
       }
-    const uint32_t F = warp_fill (seed, weak);
     /* a row a step (lane = column), the steps independent of each other,
      * in groups of 8 rows, a group without a filled row skipped (most of
      * a tile's rows on a frame of few edges) */

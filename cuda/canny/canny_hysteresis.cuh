@@ -17,8 +17,9 @@
  * component groups its border pixels), and a record of the tile's border
  * lines lets canny.merge unite the nodes across tile borders, or with the
  * node 0, which stands for "strong", where they touch E of a neighbour.
- * canny.weak then finds each open component's root and fills the open
- * tiles again from the components whose root is 0. */
+ * canny.weak then finds each open component's root and raises the
+ * pixels of the components whose root is 0, which the tile's fills
+ * labelled (OpenTile::label). */
 #pragma once
 
 #include "canny.h"
@@ -51,10 +52,26 @@ struct TileRecord {
   uint8_t comp[4][32];  /* the open component of each W bit (0 on a tile with nothing open) */
 };
 
+/* The open components' labels, bit-sliced: a pixel of component c has
+ * bit b of c + 1 in row word [b][row], a pixel of none 0 in every plane.
+ * canny.weak picks the pixels of the components joined to a strong pixel
+ * with a few bit operations a component, where filling W again from a
+ * pixel of each took as many dependent steps as the longest component's
+ * span (label_planes: the planes a tile of k components uses). */
+constexpr int kLabelPlanes = 7;
+static_assert ((1 << kLabelPlanes) > kNodesPerTile, "c + 1 in kLabelPlanes bits");
+__host__ __device__ constexpr int
+label_planes (int components)
+{
+  int b = 0;
+  while (b < kLabelPlanes && (components >> b) != 0)
+    b++;
+  return b;
+}
+
 /* A tile with open components: what canny.weak needs. */
 struct OpenTile {
-  uint32_t weak[kTileH];            /* W, one row per word */
-  uint16_t rep[kNodesPerTile];      /* a pixel of each component: row * 32 + column */
+  uint32_t label[kLabelPlanes][kTileH]; /* the first label_planes (components) planes */
   uint32_t components;              /* (written for every tile: 0 if not open) */
   uint32_t pixels;                  /* the components' pixels (canny_read_counts) */
 };
@@ -318,6 +335,7 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
      * (lane = column): their component */
     int cl = 0, cr = 0, ct = 0, cb = 0;
     uint32_t covered = 0;
+    uint32_t label[kLabelPlanes] = {};
     int k = 0;
     for (; k < kNodesPerTile; k++) {
       const uint32_t rows = __ballot_sync (kFull, border != 0);
@@ -331,8 +349,10 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
       cr = ((F >> (kTileW - 1)) & 1u) ? k : cr;
       ct = ((top >> lane) & 1u) ? k : ct;
       cb = ((bottom >> lane) & 1u) ? k : cb;
+#pragma unroll
+      for (int b = 0; b < kLabelPlanes; b++)
+        label[b] |= ((k + 1) >> b) & 1 ? F : 0u;
       if (lane == 0) {
-        ot->rep[k] = (uint16_t) (r0 * 32 + c0);
         const int node = tile_node (tile, k);
         a.parent[node] = node;
       }
@@ -343,7 +363,11 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
     rec->comp[kRight][lane] = (uint8_t) cr;
     rec->comp[kTop][lane] = (uint8_t) ct;
     rec->comp[kBottom][lane] = (uint8_t) cb;
-    ot->weak[lane] = W;
+    const int planes = label_planes (k);
+#pragma unroll
+    for (int b = 0; b < kLabelPlanes; b++)
+      if (b < planes)
+        ot->label[b][lane] = label[b];
     const uint32_t pixels = warp_sum ((uint32_t) __popc (covered));
     if (lane == 0) {
       ot->components = (uint32_t) k;
@@ -366,16 +390,17 @@ tile_hysteresis (uint32_t cand, uint32_t strong, int tx, int ty, const HystArgs 
  * warps may still fill one component at once (from two of its runs,
  * claimed together): the fill that first claims the component's first
  * border pixel in row order (every fill of it finds the same) gives it
- * the next number, its rep and its pixels on the border lines. The
- * numbers differ from run to run; the components and the output do not. */
+ * the next number, its label in the planes and its pixels on the border
+ * lines. The numbers differ from run to run; the components and the
+ * output do not. */
 struct OpenLabels {
-  uint32_t claim[kTileH]; /* border run starts a warp has taken */
-  uint32_t done[kTileH];  /* border pixels of filled components */
-  uint32_t first[kTileH]; /* first border pixels of numbered components */
-  uint32_t components;    /* numbered so far */
-  uint32_t pixels;        /* their pixels */
-  uint16_t rep[kNodesPerTile];
-  uint8_t comp[4][kTileH]; /* as TileRecord::comp */
+  uint32_t claim[kTileH];               /* border run starts a warp has taken */
+  uint32_t done[kTileH];                /* border pixels of filled components */
+  uint32_t first[kTileH];               /* first border pixels of numbered components */
+  uint32_t components;                  /* numbered so far */
+  uint32_t pixels;                      /* their pixels */
+  uint32_t label[kLabelPlanes][kTileH]; /* as OpenTile::label */
+  uint8_t comp[4][kTileH];              /* as TileRecord::comp */
 };
 
 /* Lane `lane` of a warp of the block clears one word of each array. */
@@ -386,6 +411,9 @@ open_labels_clear (OpenLabels & l)
   l.claim[lane] = 0;
   l.done[lane] = 0;
   l.first[lane] = 0;
+#pragma unroll
+  for (int b = 0; b < kLabelPlanes; b++)
+    l.label[b][lane] = 0;
   reinterpret_cast<uint32_t *> (l.comp)[lane] = 0;
   if (lane == 0)
     l.components = l.pixels = 0;
@@ -426,13 +454,17 @@ open_labels_fill (uint32_t W, int tx, int ty, const HystArgs & a, OpenLabels & l
     const uint32_t fw = __shfl_sync (kFull, fb, fr);
     const uint32_t fbit = fw & (0u - fw);
     int k = -1;
-    if (lane == fr && !(atomicOr (l.first + fr, fbit) & fbit)) {
+    if (lane == fr && !(atomicOr (l.first + fr, fbit) & fbit))
       k = (int) atomicAdd (&l.components, 1u);
-      l.rep[k] = (uint16_t) (fr * 32 + __ffs (fbit) - 1);
-    }
     k = __shfl_sync (kFull, k, fr);
     if (k < 0)
       continue; /* another warp's fill of it numbered it */
+    /* its label, k + 1, into the planes (other components' fills set
+     * other bits of the same words) */
+    if (F)
+      for (int b = 0; b < kLabelPlanes; b++)
+        if (((k + 1) >> b) & 1)
+          atomicOr (&l.label[b][lane], F);
     const uint32_t top = __shfl_sync (kFull, F, 0), bottom = __shfl_sync (kFull, F, kTileH - 1);
     if (F & 1u)
       l.comp[kLeft][lane] = (uint8_t) k;
@@ -464,9 +496,10 @@ tile_hysteresis_labelled (uint32_t cand, uint32_t E, int tx, int ty, const HystA
   if (k > 0) {
     OpenTile *ot = a.open_tiles + tile;
     reinterpret_cast<uint32_t *> (rec->comp)[lane] = reinterpret_cast<const uint32_t *> (l.comp)[lane];
-    ot->weak[lane] = W;
+    const int planes = label_planes (k);
+    for (int b = 0; b < planes; b++)
+      ot->label[b][lane] = l.label[b][lane];
     for (int c = lane; c < k; c += 32) {
-      ot->rep[c] = l.rep[c];
       const int node = tile_node (tile, c);
       a.parent[node] = node;
     }

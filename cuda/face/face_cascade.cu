@@ -7,7 +7,8 @@
  * runs in three kernels, each over every level of a batch:
  *  - cascade (front): one thread per window, 2D blocks over each level's
  *    window grid, the variance normalization and the first stages (short
- *    ones), the block's survivors compacted in shared memory after each
+ *    ones); after the first, the windows OpenCV's scan skips leave, and
+ *    the block's survivors are compacted in shared memory after each
  *    stage so that the next runs in full warps. Survivors are appended to
  *    a list with one atomic per coalesced group of a warp.
  *  - stages (rounds; the default schedule has none): one thread per listed

@@ -51,6 +51,14 @@ struct Window {
   size_t offset;
 };
 
+/* The integral offset of window (gx, gy) of level L: its top-left
+ * entries (gx = 0: its row's first). */
+__device__ __forceinline__ size_t
+window_offset (const LevelDesc & L, int gx, int gy)
+{
+  return L.offset + (size_t) (gy * L.step) * L.pitch + (size_t) (gx * L.step);
+}
+
 __device__ __forceinline__ Window
 locate (const LevelDesc *levels, const BatchMap & windows, unsigned index)
 {
@@ -62,7 +70,7 @@ locate (const LevelDesc *levels, const BatchMap & windows, unsigned index)
    * multiply-high, exact for every unit (facedetect::divide) */
   w.gy = facedetect::divide (local, windows.row[w.level]);
   w.gx = local - w.gy * L.grid_x;
-  w.offset = L.offset + (size_t) (w.gy * L.step) * L.pitch + (size_t) (w.gx * L.step);
+  w.offset = window_offset (L, w.gx, w.gy);
   return w;
 }
 
@@ -84,16 +92,6 @@ frame_key (const LevelDesc & L, const Window & w)
  * stages 0-3 (58 of 700 loads) it spills 84 bytes at 32. */
 constexpr bool kFrontSharedCorners = false;
 
-/* The first kernel: a thread a window (a warp a row of 32 windows of its
- * level, blockDim.x = 32), its normalization and stages [0, last). About
- * half the windows leave at each of the first stages, so after each stage
- * the block's survivors are compacted in shared memory (`passed`: each
- * survivor's thread index in the block and its norm, dynamic, blockDim.x *
- * blockDim.y entries) and the block's first threads evaluate the next
- * stage of one survivor each: the later stages run in full warps instead
- * of in every warp at half its lanes or less, on the block's own windows
- * (their integral rows still in L1). The same stages of the same windows,
- * so the same list. */
 /* The first kernel's registers. Hopper: 32, without spills, 64 warps an
  * SM; capped at 40 or 48 the frame was 2-9% slower (docs/PERFORMANCE.md
  * "Why the kernels are built as they are"). Ampere and Ada: 40, what the
@@ -107,6 +105,16 @@ constexpr int kFrontMaxRegisters = 40;
 #else
 constexpr int kFrontMaxRegisters = 64;
 #endif
+/* The first kernel: a thread a window (a warp a row of 32 windows of its
+ * level, blockDim.x = 32), its normalization and stages [0, last). About
+ * half the windows leave at each of the first stages, so after each stage
+ * the block's survivors are compacted in shared memory (`passed`: each
+ * survivor's thread index in the block and its norm, dynamic, blockDim.x *
+ * blockDim.y entries) and the block's first threads evaluate the next
+ * stage of one survivor each: the later stages run in full warps instead
+ * of in every warp at half its lanes or less, on the block's own windows
+ * (their integral rows still in L1). The same stages of the same windows,
+ * so the same list. */
 template <bool STUMPS>
 __global__ void
 __maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels,
@@ -124,7 +132,9 @@ __maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelD
   const int gx0 = bx * blockDim.x, gy0 = by * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   using Load = std::conditional_t<kFrontSharedCorners, haar::SharedCornerLoad, haar::GlobalLoad>;
-  /* the integral offset of the block's window `t` (blockDim.x = 32) */
+  /* the integral offset of the block's window `t` (blockDim.x = 32):
+   * window_offset's arithmetic, written out (through the helper the
+   * compiler emits other code for this kernel, not yet measured) */
   auto origin = [&] (unsigned t) {
     return L.offset + (size_t) ((gy0 + (int) (t >> 5)) * L.step) * L.pitch +
         (size_t) ((gx0 + (int) (t & 31u)) * L.step);
@@ -344,7 +354,7 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
         coalesced_append (out, out_count, out_capacity, e);
       return;
     }
-    const size_t row = L.offset + (size_t) (w.gy * L.step) * L.pitch;
+    const size_t row = window_offset (L, 0, w.gy);
     if (!group_evaluated_by_opencv<STUMPS, LANES> (g, c, sum + row, sq + row, L.pitch, w.gx, L.step))
       return;
     if (lane == 0)

@@ -132,13 +132,8 @@ __maxnreg__ (kFrontMaxRegisters) front_kernel (haar::CascadeView c, const LevelD
   const int gx0 = bx * blockDim.x, gy0 = by * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   using Load = std::conditional_t<kFrontSharedCorners, haar::SharedCornerLoad, haar::GlobalLoad>;
-  /* the integral offset of the block's window `t` (blockDim.x = 32):
-   * window_offset's arithmetic, written out (through the helper the
-   * compiler emits other code for this kernel, not yet measured) */
-  auto origin = [&] (unsigned t) {
-    return L.offset + (size_t) ((gy0 + (int) (t >> 5)) * L.step) * L.pitch +
-        (size_t) ((gx0 + (int) (t & 31u)) * L.step);
-  };
+  /* the integral offset of the block's window `t` (blockDim.x = 32) */
+  auto origin = [&] (unsigned t) { return window_offset (L, gx0 + (int) (t & 31u), gy0 + (int) (t >> 5)); };
   /* the window this thread evaluates: its own, then a survivor's */
   uint2 e = make_uint2 ((unsigned) tid, 0u);
   bool pass = false, rejected = false;

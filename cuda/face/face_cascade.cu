@@ -317,13 +317,11 @@ list_kernel (haar::CascadeView c, const LevelDesc *__restrict__ levels, BatchMap
        * (the sum still adds them in order) */
       if (kPatch && in_patch && STUMPS) {
         /* stumps read their rectangles' corners from their PatchNodes
-         * (laid out for this patch): node st.first + t at index a, 2 x 32
-         * words further each round of the lanes */
+         * (laid out for this patch) */
         const haar::PatchWords words (patch);
-        unsigned a = haar::patch_node_word (st.first + lane);
 #pragma unroll 4
-        for (int t = lane; t < st.count; t += LANES, a += 64u)
-          acc = haar::dadd (acc, (double) haar::patch_stump_value (c.patch_nodes, c.patch_rect2s, a, words, norm));
+        for (int t = lane; t < st.count; t += LANES)
+          acc = haar::dadd (acc, (double) haar::patch_stump_value (c, (unsigned) (st.first + t), words, norm));
       } else if (kPatch && in_patch) {
         /* trees compute their corners */
 #pragma unroll 4

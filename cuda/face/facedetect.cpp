@@ -88,6 +88,7 @@ FaceDetector::set_cascade (const HaarCascade & cascade, cudaStream_t stream)
   window_width_ = c.window_width;
   window_height_ = c.window_height;
   patch_pitch_ = c.patch_pitch;
+  patch_leaves_word_ = c.patch_leaves_word;
   patch_rect2_word_ = c.patch_rect2_word;
   nstages_ = (int) c.stages.size ();
   plan_.levels.clear ();  /* the window size may have changed */
@@ -218,6 +219,7 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
   }
   const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
     leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_, patch_nodes_.as<haar::NodeWord> (),
+    reinterpret_cast<const haar::PatchLeaves *> (patch_nodes_.as<haar::NodeWord> () + patch_leaves_word_),
     reinterpret_cast<const uint32_t *> (patch_nodes_.as<haar::NodeWord> () + patch_rect2_word_) };
   const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
   /* lanes per window: a power of two up to a warp, one where the

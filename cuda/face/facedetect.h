@@ -246,8 +246,9 @@ private:
 
   /* the cascade */
   DeviceBuffer nodes_, stages_, roots_, leaves_;
-  DeviceBuffer patch_nodes_;    /* the deep kernel's (patch_pitch_ > 0): CompiledCascade::patch_words */
-  size_t patch_rect2_word_ = 0; /* where their rectangles 2 start in it */
+  DeviceBuffer patch_nodes_; /* the deep kernel's (patch_pitch_ > 0): CompiledCascade::patch_words */
+  /* where their leaf values and rectangles 2 start in it */
+  size_t patch_leaves_word_ = 0, patch_rect2_word_ = 0;
   int nstages_ = 0;
   bool stumps_ = true;
   bool sums_exact_ = false;

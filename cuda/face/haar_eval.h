@@ -195,29 +195,65 @@ CV_HD unsigned node_word (int i)
 /* ---- The deep kernel's nodes ---- */
 
 /* The deep kernel's own nodes (stumps of a cascade with a patch pitch):
- * only what it reads through the window patch, two 16-byte words a node,
- * tiled like the nodes (word k of node i at patch_node_word (i) + 32 k):
- *   word A: patch rectangles 0 and 1 (patch_rect), weights 0 and 1;
- *   word B: threshold, left_val, right_val, weight 2;
- * and rectangle 2's corners in an array of 4-byte words of their own, at
- * the same index patch_node_word (i) (every other run of 32 unused), read
- * only where weight 2 is not 0: one index, advanced by 64 a round of the
- * lanes, addresses all three. The Node's word 0 holds weight 0 at
- * its end, beside rectangles the patch path does not need: its lanes
- * read 4 bytes 16 apart, a quarter of each sector (93% of the deep
- * kernel's excessive L2 sectors in a profile), and a 2-rectangle feature took
- * three loads where these take two. */
+ * only what it reads through the window patch, 24 bytes a node in three
+ * arrays indexed by the node (a warp's 32 consecutive nodes read each one
+ * contiguously):
+ *   word A, 16 bytes: patch rectangles 0 and 1 (patch_rect), the weights
+ *     (pack_patch_weights), the threshold;
+ *   8 bytes: left_val, right_val;
+ *   4 bytes: rectangle 2's corners, read only where weight 2 is not 0.
+ * The node loads are a quarter of the deep kernel's L1 wavefronts (its
+ * limit): a lane's 24 bytes take 6 wavefronts a round of the warp where
+ * the float weights' 32 took 8. */
 struct PatchNode {
   uint32_t rect[3]; /* patch_rect () */
-  float weight[3];
+  int weight[3];
   float threshold, left_val, right_val;
 };
 
-CV_HD unsigned
-patch_node_word (int i)
+/* A stump's weights for the patch: whole numbers (every cascade OpenCV
+ * ships has -1, 2, 3 or 9), one signed byte each in bits 0-7, 8-15 and
+ * 16-23 of word A's third word. */
+constexpr int kPatchWeightMax = 127;
+CV_HD int
+patch_weight (uint32_t packed, int r)
 {
-  return (unsigned) i + 32u * ((unsigned) i >> 5);
+  return (int) (packed << (24 - 8 * r)) >> 24;
 }
+
+/* Whether a stump's feature value can be summed in integers: whole
+ * weights of at most kPatchWeightMax, and sum over its rectangles of
+ * |weight| * area * 255 under 2^24. Then each rectangle's sum (at most
+ * area * 255), its product with its weight and every partial sum are
+ * integers that a float holds exactly, so OpenCV's float operations
+ * (feature_value) round nowhere and give the integer sum's float: the
+ * deep kernel adds the products in integers and converts once. */
+inline bool
+patch_weights_exact (const Node & n)
+{
+  double bound = 0;
+  for (int r = 0; r < 3; r++) {
+    const float w = n.weight[r];
+    if (!(std::fabs (w) <= (float) kPatchWeightMax) || w != std::nearbyint (w))
+      return false;
+    bound += std::fabs ((double) w) * n.rect[r][2] * n.rect[r][3] * 255.0;
+  }
+  return bound < 0x1p24;
+}
+
+CV_HD uint32_t
+pack_patch_weights (const Node & n)
+{
+  uint32_t p = 0;
+  for (int r = 0; r < 3; r++)
+    p |= ((uint32_t) (int) n.weight[r] & 0xffu) << (8 * r);
+  return p;
+}
+
+/* A PatchNode's leaf values, one 8-byte load. */
+struct alignas (8) PatchLeaves {
+  float left, right;
+};
 
 /* Device or host arrays of a compiled cascade. */
 struct CascadeView {
@@ -232,9 +268,10 @@ struct CascadeView {
    * apart. 0: none (trees read a patch through their rectangles, at
    * patch_pitch_of ()). */
   int patch_pitch;
-  /* patch_pitch > 0: the deep kernel's nodes (PatchNode), tiled
-   * (patch_node_word ()), and their rectangles 2 (at the same index) */
+  /* patch_pitch > 0: the deep kernel's nodes (PatchNode) by node index:
+   * their words A, leaf values and rectangles 2 */
   const NodeWord *patch_nodes;
+  const PatchLeaves *patch_leaves;
   const uint32_t *patch_rect2s;
 };
 
@@ -287,17 +324,19 @@ struct CompiledCascade {
   bool sums_exact = false;
   /* CascadeView::patch_pitch (arrange_patch_layout) */
   int patch_pitch = 0;
-  /* patch_pitch > 0: the nodes as PatchNodes, their words A and B tiled
-   * (patch_node_word ()), then from word patch_rect2_word on their
-   * rectangles 2, 4 bytes each at the same index */
+  /* patch_pitch > 0: the nodes as PatchNodes: their words A, then from
+   * word patch_leaves_word on their leaf values (8 bytes each) and from
+   * patch_rect2_word on their rectangles 2 (4 bytes each), all at the
+   * node's index */
   std::vector<NodeWord> patch_words;
-  size_t patch_rect2_word = 0;
+  size_t patch_leaves_word = 0, patch_rect2_word = 0;
 
   CascadeView view () const
   {
     const bool patch = patch_pitch > 0 && !patch_words.empty ();
     return { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
       window_height, patch_pitch, patch ? patch_words.data () : nullptr,
+      patch ? reinterpret_cast<const PatchLeaves *> (patch_words.data () + patch_leaves_word) : nullptr,
       patch ? reinterpret_cast<const uint32_t *> (patch_words.data () + patch_rect2_word) : nullptr };
   }
 };
@@ -406,24 +445,23 @@ compile_cascade (const HaarCascade & c, bool arrange = true)
       std::memcpy (&out.node_words[node_word ((int) i) + 32 * k], reinterpret_cast<const char *> (&t) + 16 * k, 16);
   }
   if (out.patch_pitch > 0) {
-    /* the deep kernel's PatchNodes: the same fields, copied bit for bit */
-    out.patch_rect2_word = 2 * 32 * ((n + 31) / 32);
-    out.patch_words.assign (out.patch_rect2_word + out.patch_rect2_word / 4, NodeWord {});
+    /* the deep kernel's PatchNodes: the same fields (the weights as
+     * whole numbers, which arrange_patch_layout made sure of) */
+    const size_t padded = 32 * ((n + 31) / 32);
+    out.patch_leaves_word = padded;
+    out.patch_rect2_word = padded + padded / 2;
+    out.patch_words.assign (out.patch_rect2_word + padded / 4, NodeWord {});
+    PatchLeaves *leaves = reinterpret_cast<PatchLeaves *> (out.patch_words.data () + out.patch_leaves_word);
     uint32_t *rect2 = reinterpret_cast<uint32_t *> (out.patch_words.data () + out.patch_rect2_word);
     for (size_t i = 0; i < n; i++) {
       const Node & nd = out.nodes[i];
-      const uint32_t r0 = patch_rect (nd, 0), r1 = patch_rect (nd, 1);
-      NodeWord & a = out.patch_words[patch_node_word ((int) i)];
-      NodeWord & b = out.patch_words[patch_node_word ((int) i) + 32];
-      std::memcpy (&a.w[0], &r0, 4);
-      std::memcpy (&a.w[1], &r1, 4);
-      std::memcpy (&a.w[2], &nd.weight[0], 4);
-      std::memcpy (&a.w[3], &nd.weight[1], 4);
-      std::memcpy (&b.w[0], &nd.threshold, 4);
-      std::memcpy (&b.w[1], &nd.left_val, 4);
-      std::memcpy (&b.w[2], &nd.right_val, 4);
-      std::memcpy (&b.w[3], &nd.weight[2], 4);
-      rect2[patch_node_word ((int) i)] = patch_rect (nd, 2);
+      NodeWord & a = out.patch_words[i];
+      a.w[0] = patch_rect (nd, 0);
+      a.w[1] = patch_rect (nd, 1);
+      a.w[2] = pack_patch_weights (nd);
+      std::memcpy (&a.w[3], &nd.threshold, 4);
+      leaves[i] = { nd.left_val, nd.right_val };
+      rect2[i] = patch_rect (nd, 2);
     }
   }
   return out;
@@ -459,30 +497,31 @@ CV_HD Stage load_stage (const Stage *p)
 }
 template <typename T> CV_HD T load_ro (const T *p) { return CV_HD_PICK (__ldg (p), *p); }
 
-/* PatchNode i but its rectangle 2 (patch_stump_value reads that where
- * it is used) from its word A (patch_nodes + patch_node_word (i)): two
- * 16-byte loads, each contiguous over a warp's 32 consecutive nodes. */
+/* PatchNode i of a view but its rectangle 2 (patch_stump_value reads
+ * that where it is used). */
 CV_HD PatchNode
-load_patch_node (const NodeWord *a)
+load_patch_node (const CascadeView & c, unsigned i)
 {
   PatchNode n;
-  uint32_t w[8];
+  uint32_t w[4];
+  PatchLeaves lr;
 #ifdef __CUDA_ARCH__
-  const uint4 wa = __ldg (reinterpret_cast<const uint4 *> (a)), wb = __ldg (reinterpret_cast<const uint4 *> (a + 32));
-  w[0] = wa.x, w[1] = wa.y, w[2] = wa.z, w[3] = wa.w, w[4] = wb.x, w[5] = wb.y, w[6] = wb.z, w[7] = wb.w;
+  const uint4 wa = __ldg (reinterpret_cast<const uint4 *> (c.patch_nodes + i));
+  const float2 l = __ldg (reinterpret_cast<const float2 *> (c.patch_leaves + i));
+  w[0] = wa.x, w[1] = wa.y, w[2] = wa.z, w[3] = wa.w;
+  lr = { l.x, l.y };
 #else
-  std::memcpy (w, a, 16);
-  std::memcpy (w + 4, a + 32, 16);
+  std::memcpy (w, c.patch_nodes + i, 16);
+  lr = c.patch_leaves[i];
 #endif
   n.rect[0] = w[0];
   n.rect[1] = w[1];
-  std::memcpy (&n.weight[0], &w[2], 4);
-  std::memcpy (&n.weight[1], &w[3], 4);
-  std::memcpy (&n.threshold, &w[4], 4);
-  std::memcpy (&n.left_val, &w[5], 4);
-  std::memcpy (&n.right_val, &w[6], 4);
-  std::memcpy (&n.weight[2], &w[7], 4);
   n.rect[2] = 0;
+  for (int r = 0; r < 3; r++)
+    n.weight[r] = patch_weight (w[2], r);
+  std::memcpy (&n.threshold, &w[3], 4);
+  n.left_val = lr.left;
+  n.right_val = lr.right;
   return n;
 }
 
@@ -592,19 +631,24 @@ patch_rect_sum (const PatchWords & words, uint32_t p)
   return (int) (words (c.o) - words (c.o + c.d1) - words (c.o + c.d2) + words (c.o + c.d1 + c.d2));
 }
 
-/* weak_value of a stump through the window patch, from the PatchNode at
- * `a` (patch_node_word (i)) of CascadeView::patch_nodes and patch_rect2s:
- * feature_value's float operations in its order, on the same sums and
- * fields, then the stump's side. */
+/* feature_value of PatchNode n (node i of the view) through the window
+ * patch: its sum in integers (exact: patch_weights_exact), converted once
+ * and scaled as feature_value does. */
 CV_HD float
-patch_stump_value (const NodeWord *nodes, const uint32_t *rect2s, unsigned a, const PatchWords & words, float norm)
+patch_feature_value (const CascadeView & c, const PatchNode & n, unsigned i, const PatchWords & words, float norm)
 {
-  const PatchNode n = load_patch_node (nodes + a);
-  float ret = fadd (fmul (n.weight[0], (float) patch_rect_sum (words, n.rect[0])),
-      fmul (n.weight[1], (float) patch_rect_sum (words, n.rect[1])));
-  if (n.weight[2] != 0.f)
-    ret = fadd (ret, fmul (n.weight[2], (float) patch_rect_sum (words, load_ro (rect2s + a))));
-  return fmul (ret, norm) < n.threshold ? n.left_val : n.right_val;
+  int v = n.weight[0] * patch_rect_sum (words, n.rect[0]) + n.weight[1] * patch_rect_sum (words, n.rect[1]);
+  if (n.weight[2] != 0)
+    v += n.weight[2] * patch_rect_sum (words, load_ro (c.patch_rect2s + i));
+  return fmul ((float) v, norm);
+}
+
+/* weak_value of a stump through the window patch: PatchNode i's side. */
+CV_HD float
+patch_stump_value (const CascadeView & c, unsigned i, const PatchWords & words, float norm)
+{
+  const PatchNode n = load_patch_node (c, i);
+  return patch_feature_value (c, n, i, words, norm) < n.threshold ? n.left_val : n.right_val;
 }
 
 /* HaarEvaluator::setWindow: the variance normalization factor of the
@@ -685,7 +729,7 @@ CV_HD float weak_value (const CascadeView & c, int tree, const uint32_t *sum, in
 {
   if constexpr (STUMPS && Load::kPatchRects) {
     /* the deep kernel's nodes (CascadeView::patch_nodes) */
-    return patch_stump_value (c.patch_nodes, c.patch_rect2s, patch_node_word (tree), PatchWords (sum), norm);
+    return patch_stump_value (c, (unsigned) tree, PatchWords (sum), norm);
   } else if (STUMPS && std::is_same_v<Load, SharedCornerLoad>) {
     /* from the integral: the tiles' corner codes (tiled_node) */
     const Node n = load_node (c.nodes, tree);

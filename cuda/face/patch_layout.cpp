@@ -486,7 +486,8 @@ arrange_patch_layout (CompiledCascade & c, const PatchLayoutParams & p)
   c.patch_pitch = 0;
   /* the kernel copies a patch row with a lane per column */
   const int patch_w = c.window_width + 1;
-  if (!c.stumps || !c.sums_exact || patch_w > kPatchLanes)
+  if (!c.stumps || !c.sums_exact || patch_w > kPatchLanes ||
+      !std::all_of (c.nodes.begin (), c.nodes.end (), patch_weights_exact))
     return;
   const int first_pitch = p.first_pitch > 0 ? std::max (patch_w, p.first_pitch) : patch_w | 1;
   if (!p.search) {

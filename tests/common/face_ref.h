@@ -15,7 +15,7 @@
 
 namespace cvtest {
 
-/* Debian's opencv-data cascades. */
+/* Debian's opencv-data cascades (an absolute path: that file). */
 std::string haar_path (const std::string & file);
 bool have_haar_cascades ();
 constexpr const char *kDefaultCascade = "haarcascade_frontalface_default.xml";

@@ -1,7 +1,8 @@
 /* cudafacedetect on the GPU: the raw windows and the grouped faces of
  * FaceDetector against cv::CascadeClassifier (OpenCV 4.x's windows are
  * expected bit for bit: cuda/haar_eval.h is proved so on the CPU by the
- * facedetect-reference unit test), four cascades (stumps and trees), every
+ * facedetect-reference unit test), four cascades (stumps and trees) and
+ * one whose weights keep it off the deep kernel's patch layout, every
  * block-sizing mode giving identical detections, every kernel of every
  * level asking the policy with that level's size, the list growing past
  * its first capacity, sizes from 1x1 to 4K, and the element: portraits
@@ -15,11 +16,13 @@
 #include "../../frames/face_inputs.h"
 #include "../common/face_ref.h"
 #include "../common/harness.h"
+#include "../common/temp_file.h"
 
 #include "../../cuda/face/face_grouping.h"
 #include "../../core/draw/face_draw.h"
 #include "../../cuda/face/facedetect.h"
 #include "../../cuda/face/facedetect_kernels.h"
+#include "../../cuda/face/haar_eval.h"
 #include "../../core/policy/tuning_table.h"
 #include "../../cpu/facedetect_cpu.h"
 #include "gstcvmemory.h"
@@ -29,9 +32,13 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 
 using namespace cvtest;
 using cudavision::FaceDetector;
@@ -117,6 +124,86 @@ TEST_F (FaceGpu, RawAndGroupedAreOpenCVs)
       EXPECT_TRUE (same_rects (to_cv (r.faces), ref)) << file << " on " << name << ": " << rects_str (to_cv (r.faces));
     }
   }
+}
+
+/* The default frontal face cascade with every rectangle weight and node
+ * threshold halved: each feature value and its threshold halve exactly in
+ * float, so OpenCV finds the same windows, but the weights are no longer
+ * whole, the deep kernel cannot sum them in integers
+ * (haar::patch_weights_exact) and the cascade gets no patch layout: the
+ * deep kernel's generic patch path must give OpenCV's windows too. */
+namespace {
+
+std::string
+halved_cascade (const std::string & text)
+{
+  std::istringstream in (text);
+  std::ostringstream out;
+  std::string line;
+  auto halve = [] (const std::string & v) {
+    char buf[64];
+    std::snprintf (buf, sizeof buf, "%.17g", std::strtod (v.c_str (), nullptr) / 2);
+    return std::string (buf);
+  };
+  /* a rectangle "x y w h weight</_>...", a stump "0 -1 feature
+   * threshold</internalNodes>": the last number before the tag halved */
+  auto rewrite = [&] (const std::string & l) {
+    const size_t tag = l.find ('<');
+    if (tag == std::string::npos)
+      return false;
+    const std::string rest = l.substr (tag);
+    const size_t fields = rest.rfind ("</_>", 0) == 0 ? 5 : rest.rfind ("</internalNodes>", 0) == 0 ? 4 : 0;
+    std::istringstream f (l.substr (0, tag));
+    std::vector<std::string> v;
+    for (std::string t; f >> t;)
+      v.push_back (t);
+    if (fields == 0 || v.size () != fields)
+      return false;
+    for (const std::string & t : v)
+      if (t.find_first_not_of ("-+.0123456789e") != std::string::npos)
+        return false;
+    v.back () = halve (v.back ());
+    out << l.substr (0, l.find_first_not_of (' '));
+    for (size_t k = 0; k < v.size (); k++)
+      out << (k ? " " : "") << v[k];
+    out << rest << '\n';
+    return true;
+  };
+  while (std::getline (in, line))
+    if (!rewrite (line))
+      out << line << '\n';
+  return out.str ();
+}
+
+}  // namespace
+
+TEST_F (FaceGpu, CascadeWithoutPatchLayoutIsOpenCVs)
+{
+  REQUIRE_CASCADES ();
+  TempDir dir;
+  const std::string path = dir / "halved_frontalface_default.xml";
+  std::ofstream (path) << halved_cascade (read_text (haar_path (kDefaultCascade)));
+  cudavision::HaarCascade hc;
+  std::string err;
+  ASSERT_TRUE (cudavision::load_haar_cascade (path, &hc, &err)) << err;
+  const cudavision::haar::CompiledCascade cc = cudavision::haar::compile_cascade (hc);
+  ASSERT_TRUE (cc.stumps && cc.sums_exact);
+  ASSERT_EQ (cc.patch_pitch, 0) << "the halved weights still got a patch layout";
+  EXPECT_EQ (hc.features[0].rects[0].weight, -0.5f);
+  cudavision::FaceDetectParams p;
+  size_t raw_windows = 0;
+  for (const char *name : { "astronaut.png", "grace_hopper.jpg", "faces/face_tiles.png" }) {
+    const cv::Mat gray = to_gray (load_rgb (data_path (name)));
+    const FaceDetector::Result r = detect (gray, path, p, policy ());
+    const std::vector<cv::Rect> raw_ref = opencv_faces (gray, path, 1.1, 0);
+    /* the halved cascade finds what the shipped one does */
+    EXPECT_TRUE (same_rects (raw_ref, opencv_faces (gray, kDefaultCascade, 1.1, 0))) << name;
+    EXPECT_TRUE (same_rects (clipped_raw (r, gray), raw_ref))
+        << name << ": GPU raw " << rects_str (clipped_raw (r, gray)) << " vs OpenCV raw " << rects_str (raw_ref);
+    EXPECT_TRUE (same_rects (to_cv (r.faces), opencv_faces (gray, path, 1.1, 3))) << name;
+    raw_windows += raw_ref.size ();
+  }
+  EXPECT_GT (raw_windows, 100u);
 }
 
 TEST_F (FaceGpu, EveryBlockSizingModeGivesTheSameDetections)

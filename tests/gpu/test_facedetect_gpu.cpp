@@ -131,7 +131,8 @@ TEST_F (FaceGpu, RawAndGroupedAreOpenCVs)
  * float, so OpenCV finds the same windows, but the weights are no longer
  * whole, the deep kernel cannot sum them in integers
  * (haar::patch_weights_exact) and the cascade gets no patch layout: the
- * deep kernel's generic patch path must give OpenCV's windows too. */
+ * deep kernel then reads its windows' corners from the integral, with no
+ * patch (launch_list), and must give OpenCV's windows too. */
 namespace {
 
 std::string

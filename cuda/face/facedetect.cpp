@@ -217,10 +217,10 @@ FaceDetector::run_frame (ConstImage8 gray, const LaunchPolicy & policy, cudaStre
     if (!r.ok ())
       return r;
   }
-  const haar::CascadeView view { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
-    leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_, patch_nodes_.as<haar::NodeWord> (),
-    reinterpret_cast<const haar::PatchLeaves *> (patch_nodes_.as<haar::NodeWord> () + patch_leaves_word_),
-    reinterpret_cast<const uint32_t *> (patch_nodes_.as<haar::NodeWord> () + patch_rect2_word_) };
+  const haar::CascadeView arrays { nodes_.as<haar::NodeWord> (), stages_.as<haar::Stage> (), roots_.as<int> (),
+    leaves_.as<float> (), nstages_, window_width_, window_height_, patch_pitch_, nullptr, nullptr, nullptr };
+  const haar::CascadeView view = haar::with_patch_arrays (arrays, patch_nodes_.as<haar::NodeWord> (),
+      patch_leaves_word_, patch_rect2_word_);
   const RectList faces { keys_.as<FaceKey> (), header, face_capacity_ };
   /* lanes per window: a power of two up to a warp, one where the
    * cascade's stage sums could round differently in another order */

@@ -331,15 +331,30 @@ struct CompiledCascade {
   std::vector<NodeWord> patch_words;
   size_t patch_leaves_word = 0, patch_rect2_word = 0;
 
-  CascadeView view () const
-  {
-    const bool patch = patch_pitch > 0 && !patch_words.empty ();
-    return { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (), window_width,
-      window_height, patch_pitch, patch ? patch_words.data () : nullptr,
-      patch ? reinterpret_cast<const PatchLeaves *> (patch_words.data () + patch_leaves_word) : nullptr,
-      patch ? reinterpret_cast<const uint32_t *> (patch_words.data () + patch_rect2_word) : nullptr };
-  }
+  CascadeView view () const;
 };
+
+/* `v` with its PatchNode arrays, from the words of patch_words wherever
+ * they lie (the host's vector or its copy on the device) and the offsets
+ * compile_cascade gave them; none without a patch pitch. */
+inline CascadeView
+with_patch_arrays (CascadeView v, const NodeWord *words, size_t leaves_word, size_t rect2_word)
+{
+  const bool patch = v.patch_pitch > 0 && words;
+  v.patch_nodes = patch ? words : nullptr;
+  v.patch_leaves = patch ? reinterpret_cast<const PatchLeaves *> (words + leaves_word) : nullptr;
+  v.patch_rect2s = patch ? reinterpret_cast<const uint32_t *> (words + rect2_word) : nullptr;
+  return v;
+}
+
+inline CascadeView
+CompiledCascade::view () const
+{
+  const CascadeView arrays { node_words.data (), stages.data (), roots.data (), leaves.data (), (int) stages.size (),
+    window_width, window_height, patch_pitch, nullptr, nullptr, nullptr };
+  return with_patch_arrays (arrays, patch_words.empty () ? nullptr : patch_words.data (), patch_leaves_word,
+      patch_rect2_word);
+}
 
 /* patch_layout.cpp: the last step of compile_cascade for stump cascades
  * whose stage sums are exact in any order, and whose window patch fits
